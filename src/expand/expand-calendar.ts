@@ -1,0 +1,363 @@
+/**
+ * Event components to occurrences (SPEC §3 and §4).
+ *
+ * Memory stays bounded for series without end: only slots inside the hot
+ * window [hotStart, hotEnd) (by default a year back and two years ahead of
+ * the load) are materialised for the index. Each recurring series also
+ * becomes a SeriesTail that expands, on demand and exactly, the slots a query
+ * needs outside what was materialised, so a window in 1950 or 2199 is as
+ * right as one next week. A series cut by its cap or by the feed's time
+ * budget is materialised only up to the cut; its tail covers the rest.
+ */
+import { createHash } from "node:crypto";
+import type { Diagnostic } from "../ics/diagnostic.js";
+import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
+import { DAY_MS } from "../time/civil.js";
+import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
+import type { EventDetails, Occurrence } from "./occurrence.js";
+import { RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
+import { Budget, Series, endOf, type FutureOverride, type Length, type RdateSlot, type Shape } from "./series.js";
+
+/** Bounds on expansion work. */
+export interface ExpansionLimits {
+  /** Slots with instants in [hotStart, hotEnd) are materialised for the index. */
+  readonly hotStart: number;
+  readonly hotEnd: number;
+  /** Occurrences one series may produce in the hot window, and per query outside it. */
+  readonly maxOccurrencesPerSeries: number;
+  /** Wall-clock milliseconds the whole feed's hot expansion may take. */
+  readonly budgetMs: number;
+}
+
+/**
+ * Expands, on demand, the slots of one series that were not materialised.
+ * `collect` appends every occurrence whose slot lies outside the materialised
+ * range and that may meet [start, endExclusive); callers filter exactly.
+ */
+export interface SeriesTail {
+  collect(start: number, endExclusive: number, out: Occurrence[]): void;
+}
+
+/** A feed's occurrences, ready to index. */
+export interface ExpandedCalendar {
+  /** Materialised occurrences, in no particular order. */
+  readonly occurrences: Occurrence[];
+  readonly tails: readonly SeriesTail[];
+  readonly diagnostics: readonly Diagnostic[];
+  /** Events kept (masters, overrides and orphans), after dropping unreadable ones. */
+  readonly eventCount: number;
+}
+
+/** Expands the components of one calendar whose zone is `calendarZone`. */
+export function expandCalendar(
+  events: readonly EventComponent[],
+  calendarZone: ZoneRules,
+  limits: ExpansionLimits,
+): ExpandedCalendar {
+  return new CalendarExpansion(calendarZone, limits).run(events);
+}
+
+/** Thrown while reading one component; becomes a diagnostic. */
+class ComponentRefused extends Error {
+  constructor(
+    readonly code: Diagnostic["code"],
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+class CalendarExpansion {
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly occurrences: Occurrence[] = [];
+  private readonly tails: SeriesTail[] = [];
+  private readonly budget: Budget;
+  private eventCount = 0;
+
+  constructor(
+    private readonly calendarZone: ZoneRules,
+    private readonly limits: ExpansionLimits,
+  ) {
+    this.budget = new Budget(Date.now() + limits.budgetMs);
+  }
+
+  run(events: readonly EventComponent[]): ExpandedCalendar {
+    const { masters, overrides } = this.group(events);
+    for (const [uid, master] of masters) {
+      this.guard(master, () => this.expandMaster(master, overrides.get(uid) ?? []));
+    }
+    for (const [uid, list] of overrides) {
+      if (masters.has(uid)) continue;
+      for (const orphan of list) this.guard(orphan, () => this.addOverride(orphan, undefined));
+    }
+    if (this.budget.exhausted) {
+      this.diagnostics.push({
+        code: "EXPANSION_BUDGET_EXHAUSTED",
+        message: `expansion took longer than ${this.limits.budgetMs} ms; series not finished are expanded per query instead`,
+      });
+    }
+    return {
+      occurrences: this.occurrences,
+      tails: this.tails,
+      diagnostics: this.diagnostics,
+      eventCount: this.eventCount,
+    };
+  }
+
+  private guard(component: EventComponent, work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      if (!(error instanceof ComponentRefused)) throw error;
+      this.diagnostics.push({ code: error.code, message: error.message, uid: component.uid, line: component.line });
+    }
+  }
+
+  /** Masters and overrides by UID; of duplicates, the higher SEQUENCE wins. */
+  private group(events: readonly EventComponent[]) {
+    const masters = new Map<string, EventComponent>();
+    const overrides = new Map<string, EventComponent[]>();
+    const overrideKeys = new Map<string, EventComponent>();
+    for (const event of events) {
+      if (event.recurrenceId === undefined) {
+        const kept = this.keepNewer(masters.get(event.uid), event);
+        masters.set(event.uid, kept);
+        continue;
+      }
+      const key = `${event.uid}\u0000${event.recurrenceId.kind}:${event.recurrenceId.local}`;
+      const previous = overrideKeys.get(key);
+      const kept = this.keepNewer(previous, event);
+      overrideKeys.set(key, kept);
+      const list = overrides.get(event.uid) ?? [];
+      if (previous !== undefined) list.splice(list.indexOf(previous), 1);
+      list.push(kept);
+      overrides.set(event.uid, list);
+    }
+    return { masters, overrides };
+  }
+
+  private keepNewer(previous: EventComponent | undefined, next: EventComponent): EventComponent {
+    if (previous === undefined) return next;
+    const kept = next.sequence > previous.sequence ? next : previous;
+    const dropped = kept === next ? previous : next;
+    this.diagnostics.push({
+      code: "DUPLICATE_UID",
+      message: `another component has the same UID${next.recurrenceId ? " and RECURRENCE-ID" : ""}; the one with the higher SEQUENCE (or the first) was kept`,
+      uid: dropped.uid,
+      line: dropped.line,
+    });
+    return kept;
+  }
+
+  private expandMaster(master: EventComponent, overrides: readonly EventComponent[]): void {
+    const shape = this.shapeOf(master);
+    const recurring = master.rrules.length > 0 || master.rdates.length > 0;
+    const details = this.detailsOf(master, shape, recurring);
+    this.eventCount++;
+    if (!recurring) {
+      // An override of a single event's only slot replaces it.
+      const start = localToInstant(shape.zone, master.start.local);
+      const ownSlot = shape.allDay ? master.start.local : start;
+      let replaced = false;
+      for (const override of overrides) {
+        replaced ||= this.slotKeyOf(override.recurrenceId!, shape) === ownSlot;
+        this.guard(override, () => this.addOverride(override, shape));
+      }
+      if (master.status === "CANCELLED" || replaced) return;
+      this.occurrences.push({ start, end: endOf(shape, start), slot: start, details });
+      return;
+    }
+    const series = this.buildSeries(master, shape, details, overrides);
+    for (const override of overrides) this.guard(override, () => this.addOverride(override, shape));
+    if (master.status === "CANCELLED" || series === undefined) return;
+    this.materialise(series, master);
+  }
+
+  private buildSeries(
+    master: EventComponent,
+    shape: Shape,
+    details: EventDetails,
+    overrides: readonly EventComponent[],
+  ): Series | undefined {
+    const zone = shape.zone;
+    const startLocal = master.start.local;
+    const rules = this.readRules(master, master.rrules, shape, "RRULE");
+    const exrules = this.readRules(master, master.exrules, shape, "EXRULE");
+    const rdates: RdateSlot[] = [];
+    for (const rdate of master.rdates) {
+      if ((rdate.start.kind === "date") !== shape.allDay) {
+        this.unsupported(master, "an RDATE whose type differs from DTSTART's was ignored");
+        continue;
+      }
+      const startInstant = this.instantOf(rdate.start);
+      const local = shape.allDay ? rdate.start.local : instantToLocal(zone, startInstant);
+      let end: number | undefined;
+      if (rdate.end !== undefined) end = this.instantOf(rdate.end);
+      if (rdate.duration !== undefined) end = endOf({ ...shape, length: lengthOfDuration(rdate.duration) }, startInstant);
+      if (end !== undefined && end < startInstant) {
+        this.unsupported(master, "an RDATE period that ends before it starts was ignored");
+        continue;
+      }
+      rdates.push({ local, end });
+    }
+    const exdates = new Set<number>();
+    const exdateDays = new Set<number>();
+    for (const exdate of master.exdates) {
+      if (shape.allDay) exdates.add(exdate.kind === "date" ? exdate.local : dayOf(instantToLocal(zone, this.instantOf(exdate))));
+      else if (exdate.kind === "date") exdateDays.add(exdate.local);
+      else exdates.add(this.instantOf(exdate));
+    }
+    const overridden = new Set<number>();
+    const futures: FutureOverride[] = [];
+    for (const override of overrides) {
+      const slotKey = this.slotKeyOf(override.recurrenceId!, shape);
+      overridden.add(slotKey);
+      if (!override.thisAndFuture) continue;
+      try {
+        const overrideShape = this.shapeOf(override);
+        const slotInstant = shape.allDay ? localToInstant(zone, slotKey) : slotKey;
+        const shift = shape.allDay
+          ? Math.round((override.start.local - slotKey) / DAY_MS)
+          : this.instantOf(override.start) - slotKey;
+        futures.push({
+          slotInstant,
+          shift,
+          shape: overrideShape,
+          details: this.detailsOf(override, overrideShape, true),
+          cancelled: override.status === "CANCELLED",
+        });
+      } catch (error) {
+        if (!(error instanceof ComponentRefused)) throw error;
+      }
+    }
+    futures.sort((a, b) => a.slotInstant - b.slotInstant);
+    if (rules.length === 0 && rdates.length === 0) return undefined;
+    return new Series({ shape, details, startLocal, rules, exrules, rdates, exdates, exdateDays, overridden, futures });
+  }
+
+  private readRules(master: EventComponent, values: EventComponent["rrules"], shape: Shape, name: string): RecurrenceRule[] {
+    const rules: RecurrenceRule[] = [];
+    for (const value of values) {
+      try {
+        rules.push(new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay));
+      } catch (error) {
+        if (!(error instanceof RuleRefused)) throw error;
+        const message = name === "RRULE" ? error.message : error.message.replace("RRULE", "EXRULE");
+        this.diagnostics.push({ code: error.code, message, uid: master.uid, line: master.line });
+      }
+    }
+    return rules;
+  }
+
+  /** Materialises the hot window of a series and registers its tail. */
+  private materialise(series: Series, master: EventComponent): void {
+    const { hotStart, hotEnd, maxOccurrencesPerSeries } = this.limits;
+    const cap = maxOccurrencesPerSeries;
+    let indexedTo = hotStart;
+    if (!this.budget.exhausted) {
+      const result = series.expand(hotStart, hotEnd, cap, this.budget, this.occurrences);
+      indexedTo = result.cut === "none" ? hotEnd : result.resumeAt;
+      if (result.cut === "cap") {
+        this.diagnostics.push({
+          code: "SERIES_CAPPED",
+          message: `the series reached the cap of ${cap} occurrences in the indexed range; later occurrences are expanded per query, at most ${cap} per query`,
+          uid: master.uid,
+          line: master.line,
+        });
+      }
+    }
+    const indexedFrom = hotStart;
+    if (series.firstSlot >= indexedFrom && series.lastSlot < indexedTo) return;
+    this.tails.push({
+      collect(start, endExclusive, out) {
+        const from = start - series.reachBehind;
+        const to = endExclusive + series.reachAhead;
+        if (from < indexedFrom) series.expand(from, Math.min(to, indexedFrom), cap, undefined, out);
+        if (to > indexedTo) series.expand(Math.max(from, indexedTo), to, cap, undefined, out);
+      },
+    });
+  }
+
+  /** An override (moved, changed or cancelled slot) or an orphan, as its own occurrence. */
+  private addOverride(override: EventComponent, masterShape: Shape | undefined): void {
+    if (override.status === "CANCELLED") return;
+    const shape = this.shapeOf(override);
+    const details = this.detailsOf(override, shape, true);
+    const slot = this.slotKeyOf(override.recurrenceId!, masterShape ?? shape);
+    const start = localToInstant(shape.zone, override.start.local);
+    this.eventCount++;
+    this.occurrences.push({ start, end: endOf(shape, start), slot, details });
+  }
+
+  /** The slot key of a RECURRENCE-ID: an instant, or a local date for all-day series. */
+  private slotKeyOf(recurrenceId: IcsTime, shape: Shape): number {
+    if (shape.allDay) {
+      return recurrenceId.kind === "date" ? recurrenceId.local : dayOf(instantToLocal(shape.zone, this.instantOf(recurrenceId)));
+    }
+    return this.instantOf(recurrenceId);
+  }
+
+  private instantOf(time: IcsTime): number {
+    const zone = time.kind === "date-time" && time.zone !== undefined ? time.zone : this.calendarZone;
+    return localToInstant(zone, time.local);
+  }
+
+  /** Zone and length of a component; refuses ends before starts and mixed types. */
+  private shapeOf(event: EventComponent): Shape {
+    const { start, end, duration } = event;
+    const allDay = start.kind === "date";
+    const zone = start.kind === "date-time" && start.zone !== undefined ? start.zone : this.calendarZone;
+    let length: Length;
+    if (end !== undefined) {
+      if ((end.kind === "date") !== allDay) {
+        throw new ComponentRefused("UNREADABLE_COMPONENT", "DTEND and DTSTART must both be dates or both date-times; the event was left out");
+      }
+      length = allDay
+        ? { kind: "nominal", days: Math.round((end.local - start.local) / DAY_MS), exactMs: 0 }
+        : { kind: "exact", ms: this.instantOf(end) - this.instantOf(start) };
+    } else if (duration !== undefined) {
+      length = lengthOfDuration(duration);
+    } else {
+      length = allDay ? { kind: "nominal", days: 1, exactMs: 0 } : { kind: "exact", ms: 0 };
+    }
+    const shape: Shape = { allDay, zone, length };
+    const startInstant = localToInstant(zone, start.local);
+    if (endOf(shape, startInstant) < startInstant) {
+      throw new ComponentRefused("END_BEFORE_START", "the event ends before it starts; it was left out");
+    }
+    return shape;
+  }
+
+  private detailsOf(event: EventComponent, shape: Shape, recurring: boolean): EventDetails {
+    const floating = event.start.kind === "date-time" && event.start.zone === undefined;
+    return {
+      uid: event.uid,
+      uidKey: uidKeyOf(event.uid),
+      summary: event.summary,
+      location: event.location,
+      status: event.status === "CANCELLED" ? "" : event.status,
+      transparent: event.transparent,
+      lastModified: event.lastModified,
+      eventTimezone: shape.allDay || floating ? "" : shape.zone.name,
+      allDay: shape.allDay,
+      recurring,
+    };
+  }
+
+  private unsupported(event: EventComponent, message: string): void {
+    this.diagnostics.push({ code: "UNSUPPORTED_VALUE", message, uid: event.uid, line: event.line });
+  }
+}
+
+function lengthOfDuration(duration: IcsDuration): Length {
+  return duration.days === 0 ? { kind: "exact", ms: duration.exactMs } : { kind: "nominal", ...duration };
+}
+
+function dayOf(local: number): number {
+  return local - (((local % DAY_MS) + DAY_MS) % DAY_MS);
+}
+
+/** A short, stable, URL-safe digest of a UID (96 bits). */
+function uidKeyOf(uid: string): string {
+  return createHash("sha256").update(uid).digest("base64url").slice(0, 16);
+}

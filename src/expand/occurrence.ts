@@ -1,0 +1,68 @@
+/**
+ * Occurrences: what expansion produces and the index stores. An occurrence is
+ * the half-open interval of instants [start, end); start === end is a
+ * zero-duration occurrence (an instant). Everything else it needs for display
+ * lives in its event's shared details.
+ */
+import { formatDate, formatUtc } from "../time/civil.js";
+
+/** The facts every occurrence of one event (or one override) shares. */
+export interface EventDetails {
+  readonly uid: string;
+  /** A short stable digest of the UID; the first part of every event_id. */
+  readonly uidKey: string;
+  readonly summary: string;
+  readonly location: string;
+  readonly status: "CONFIRMED" | "TENTATIVE" | "";
+  readonly transparent: boolean;
+  readonly lastModified?: number;
+  /** The zone DTSTART is written in; "" for floating and all-day events. */
+  readonly eventTimezone: string;
+  /** True when the event is made of dates (VALUE=DATE). */
+  readonly allDay: boolean;
+  /** True when the event belongs to a recurrence set (it has slots). */
+  readonly recurring: boolean;
+}
+
+/** One occurrence: [start, end) in epoch milliseconds. */
+export interface Occurrence {
+  readonly start: number;
+  readonly end: number;
+  /**
+   * The recurrence slot: the instant of the original start for timed events,
+   * the local date (midnight as a wall-time number) for all-day events.
+   * Unused for events that do not recur.
+   */
+  readonly slot: number;
+  readonly details: EventDetails;
+}
+
+/**
+ * The occurrence's event_id: the UID digest, plus the slot for recurring
+ * events ("<digest>_20261002T013000Z", "<digest>_20261002"). Stable across
+ * reloads while UID and slot are unchanged; unique within a calendar.
+ */
+export function eventIdOf(occurrence: Occurrence): string {
+  const { details } = occurrence;
+  if (!details.recurring) return details.uidKey;
+  return `${details.uidKey}_${compactSlot(occurrence)}`;
+}
+
+function compactSlot({ slot, details }: Occurrence): string {
+  const text = details.allDay ? formatDate(slot) : formatUtc(slot);
+  return text.replace(/[-:]/g, "");
+}
+
+/** RECURRENCE-ID as the contract renders it; "" for events that do not recur. */
+export function recurrenceIdOf({ slot, details }: Occurrence): string {
+  if (!details.recurring) return "";
+  return details.allDay ? formatDate(slot) : formatUtc(slot);
+}
+
+/** Orders occurrences by (start, event_id), event_id compared byte-wise. */
+export function compareOccurrences(a: Occurrence, b: Occurrence): number {
+  if (a.start !== b.start) return a.start - b.start;
+  const idA = eventIdOf(a);
+  const idB = eventIdOf(b);
+  return idA < idB ? -1 : idA > idB ? 1 : 0;
+}

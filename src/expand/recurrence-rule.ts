@@ -1,0 +1,245 @@
+/**
+ * One RRULE (or EXRULE) as an iterator of local wall times, built on the
+ * `rrule` package in floating mode: DTSTART's wall clock goes in as if it were
+ * UTC, wall clocks come out, and the caller turns them into instants in the
+ * series' zone. That keeps wall-clock times across DST, as RFC 5545 asks.
+ *
+ * Two guards make rules safe to run on hostile feeds:
+ * - a cost check refuses rules whose BYxxx lists multiply to more dates per
+ *   period than any calendar needs, before rrule builds them in memory;
+ * - a rule without COUNT can start iterating near the window instead of at
+ *   DTSTART ("fast-forward"), so a daily series from 1900 answers a window in
+ *   2199 without walking three centuries. The jump lands on the start of a
+ *   period the rule counts from DTSTART (a whole multiple of INTERVAL
+ *   periods), with every default rrule would take from DTSTART written out
+ *   explicitly, so the dates generated from there are exactly the original
+ *   rule's.
+ */
+import rrule from "rrule";
+import type { Options } from "rrule";
+import { DAY_MS, HOUR_MS, MINUTE_MS, civil } from "../time/civil.js";
+import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
+import type { RecurValue } from "../ics/parse-calendar.js";
+
+const { RRule } = rrule;
+
+/** Dates one period of a rule may produce before the rule is refused. */
+const MAX_DATES_PER_PERIOD = 10_000;
+
+/** Why a rule cannot be expanded. */
+export class RuleRefused extends Error {
+  constructor(
+    readonly code: "UNREADABLE_RRULE" | "RRULE_TOO_EXPENSIVE",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const FREQUENCIES: Record<string, number> = {
+  YEARLY: RRule.YEARLY,
+  MONTHLY: RRule.MONTHLY,
+  WEEKLY: RRule.WEEKLY,
+  DAILY: RRule.DAILY,
+  HOURLY: RRule.HOURLY,
+  MINUTELY: RRule.MINUTELY,
+  SECONDLY: RRule.SECONDLY,
+};
+
+const WEEKDAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
+
+/** A readable, affordable recurrence rule anchored at a DTSTART. */
+export class RecurrenceRule {
+  /** True when the rule has COUNT or UNTIL. */
+  readonly bounded: boolean;
+  /** UNTIL as a local wall time, if any. */
+  readonly untilLocal: number | undefined;
+  readonly count: number | undefined;
+  private readonly options: Partial<Options>;
+
+  /**
+   * @param value the jCal recur value
+   * @param startLocal DTSTART as a local wall time
+   * @param zone the zone wall times are read in (to place a UTC UNTIL)
+   * @param allDay whether DTSTART is a DATE (a DATE UNTIL then ends its day)
+   */
+  constructor(
+    value: RecurValue,
+    private readonly startLocal: number,
+    zone: ZoneRules,
+    allDay: boolean,
+  ) {
+    const freq = FREQUENCIES[String(value.freq ?? "").toUpperCase()];
+    if (freq === undefined) throw new RuleRefused("UNREADABLE_RRULE", "RRULE has no valid FREQ");
+    const interval = value.interval === undefined ? 1 : Number(value.interval);
+    if (!Number.isInteger(interval) || interval < 1) {
+      throw new RuleRefused("UNREADABLE_RRULE", "RRULE INTERVAL must be a positive integer");
+    }
+    this.count = value.count === undefined ? undefined : Number(value.count);
+    if (this.count !== undefined && (!Number.isInteger(this.count) || this.count < 1)) {
+      throw new RuleRefused("UNREADABLE_RRULE", "RRULE COUNT must be a positive integer");
+    }
+    this.untilLocal = value.until === undefined ? undefined : untilAsLocal(String(value.until), zone, allDay);
+    this.bounded = this.count !== undefined || this.untilLocal !== undefined;
+
+    const start = new Date(startLocal);
+    const options: Partial<Options> = {
+      freq,
+      interval,
+      count: this.count ?? null,
+      until: this.untilLocal === undefined ? null : new Date(this.untilLocal),
+      wkst: value.wkst === undefined ? 0 : icalWeekdayToRrule(value.wkst),
+      bysetpos: numbers(value.bysetpos),
+      bymonth: numbers(value.bymonth),
+      bymonthday: numbers(value.bymonthday),
+      byyearday: numbers(value.byyearday),
+      byweekno: numbers(value.byweekno),
+      byweekday: weekdays(value.byday),
+      byhour: numbers(value.byhour),
+      byminute: numbers(value.byminute),
+      bysecond: numbers(value.bysecond),
+    };
+    // Write out every default rrule would take from DTSTART, so that starting
+    // the iteration elsewhere (fast-forward) generates the same dates.
+    const hasDayRule =
+      options.byweekno !== null || options.byyearday !== null || options.bymonthday !== null || options.byweekday !== null;
+    if (!hasDayRule) {
+      if (freq === RRule.YEARLY) {
+        options.bymonth ??= [start.getUTCMonth() + 1];
+        options.bymonthday = [start.getUTCDate()];
+      } else if (freq === RRule.MONTHLY) {
+        options.bymonthday = [start.getUTCDate()];
+      } else if (freq === RRule.WEEKLY) {
+        options.byweekday = [(start.getUTCDay() + 6) % 7];
+      }
+    }
+    if (options.byhour === null && freq < RRule.HOURLY) options.byhour = [start.getUTCHours()];
+    if (options.byminute === null && freq < RRule.MINUTELY) options.byminute = [start.getUTCMinutes()];
+    if (options.bysecond === null && freq < RRule.SECONDLY) options.bysecond = [start.getUTCSeconds()];
+    this.options = options;
+    checkCost(options);
+  }
+
+  /**
+   * Visits the rule's local wall times in [fromLocal, toLocal), ascending,
+   * until `visit` returns false. Dates before DTSTART are never produced.
+   */
+  each(fromLocal: number, toLocal: number, visit: (local: number) => boolean): void {
+    if (toLocal <= fromLocal) return;
+    const anchor = this.count === undefined ? this.fastForward(fromLocal) : this.startLocal;
+    const rule = new RRule({ ...this.options, dtstart: new Date(anchor) }, true);
+    const lowest = Math.max(fromLocal, this.startLocal);
+    rule.between(new Date(lowest), new Date(toLocal), true, (date) => {
+      const local = date.getTime();
+      if (local >= toLocal) return false;
+      return visit(local);
+    });
+  }
+
+  /** The start of a period counted from DTSTART that lies at or before `target`. */
+  private fastForward(target: number): number {
+    const start = new Date(this.startLocal);
+    const interval = this.options.interval ?? 1;
+    if (target - this.startLocal < 400 * DAY_MS) return this.startLocal;
+    switch (this.options.freq) {
+      case RRule.YEARLY: {
+        const years = new Date(target).getUTCFullYear() - start.getUTCFullYear();
+        return civil(start.getUTCFullYear() + wholePeriods(years, interval), 1, 1);
+      }
+      case RRule.MONTHLY: {
+        const at = new Date(target);
+        const months = (at.getUTCFullYear() - start.getUTCFullYear()) * 12 + at.getUTCMonth() - start.getUTCMonth();
+        const monthIndex = start.getUTCMonth() + wholePeriods(months, interval);
+        return civil(start.getUTCFullYear() + Math.floor(monthIndex / 12), (monthIndex % 12) + 1, 1);
+      }
+      case RRule.WEEKLY: {
+        const weekStart = this.weekStart(this.startLocal);
+        const weeks = Math.floor((target - weekStart) / (7 * DAY_MS));
+        return weekStart + wholePeriods(weeks, interval) * 7 * DAY_MS;
+      }
+      case RRule.DAILY: {
+        const dayStart = this.startLocal - (this.startLocal % DAY_MS);
+        return dayStart + wholePeriods(Math.floor((target - dayStart) / DAY_MS), interval) * DAY_MS;
+      }
+      case RRule.HOURLY:
+        return fixedPeriodStart(this.startLocal, target, HOUR_MS, interval);
+      case RRule.MINUTELY:
+        return fixedPeriodStart(this.startLocal, target, MINUTE_MS, interval);
+      default:
+        return fixedPeriodStart(this.startLocal, target, 1000, interval);
+    }
+  }
+
+  /** Midnight of the first day of the week (by WKST) holding `local`. */
+  private weekStart(local: number): number {
+    const day = local - (local % DAY_MS);
+    const weekday = (new Date(day).getUTCDay() + 6) % 7;
+    const wkst = Number(this.options.wkst ?? 0);
+    return day - ((weekday - wkst + 7) % 7) * DAY_MS;
+  }
+}
+
+/** The number of whole INTERVAL-multiples of periods in `periods`, times INTERVAL. */
+function wholePeriods(periods: number, interval: number): number {
+  return Math.max(0, Math.floor(periods / interval) * interval);
+}
+
+function fixedPeriodStart(startLocal: number, target: number, periodMs: number, interval: number): number {
+  const periodStart = startLocal - (startLocal % periodMs);
+  return periodStart + wholePeriods(Math.floor((target - periodStart) / periodMs), interval) * periodMs;
+}
+
+/** UNTIL as a local wall time: a UTC UNTIL is placed in the zone; a DATE UNTIL of a timed series ends its day. */
+function untilAsLocal(text: string, zone: ZoneRules, allDay: boolean): number {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(Z?))?$/.exec(text);
+  if (match === null) throw new RuleRefused("UNREADABLE_RRULE", "RRULE UNTIL is not a date or date-time");
+  const [, year, month, day, hour, minute, second, z] = match;
+  const local = civil(Number(year), Number(month), Number(day), Number(hour ?? 0), Number(minute ?? 0), Number(second ?? 0));
+  if (hour === undefined) return allDay ? local : local + DAY_MS - 1000;
+  return z === "Z" ? instantToLocal(zone, local) : local;
+}
+
+function numbers(value: unknown): number[] | null {
+  if (value === undefined || value === null) return null;
+  const list = (Array.isArray(value) ? value : [value]).map(Number);
+  if (list.some((item) => !Number.isInteger(item))) throw new RuleRefused("UNREADABLE_RRULE", "RRULE has a non-integer BY value");
+  return list;
+}
+
+function weekdays(value: unknown): Options["byweekday"] {
+  if (value === undefined || value === null) return null;
+  return (Array.isArray(value) ? value : [value]).map((item) => {
+    const match = /^([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$/.exec(String(item).toUpperCase());
+    if (match === null) throw new RuleRefused("UNREADABLE_RRULE", "RRULE BYDAY has an unreadable weekday");
+    const weekday = new rrule.Weekday(WEEKDAYS.indexOf(match[2]));
+    return match[1] === undefined ? weekday : weekday.nth(Number(match[1]));
+  });
+}
+
+/** ical.js numbers weekdays SU=1..SA=7; rrule numbers them MO=0..SU=6. */
+function icalWeekdayToRrule(value: unknown): number {
+  if (typeof value === "string") return Math.max(0, WEEKDAYS.indexOf(value.toUpperCase()));
+  return (Number(value) + 5) % 7;
+}
+
+function checkCost(options: Partial<Options>): void {
+  const size = (list: unknown) => (Array.isArray(list) ? list.length : 1);
+  let perPeriod =
+    size(options.bymonth) *
+    size(options.byweekno) *
+    size(options.byyearday) *
+    size(options.bymonthday) *
+    size(options.byweekday) *
+    size(options.byhour) *
+    size(options.byminute) *
+    size(options.bysecond);
+  // A bare weekday matches every such day of a month or a year.
+  if (Array.isArray(options.byweekday) && options.freq === RRule.YEARLY && options.bymonth === null) perPeriod *= 53;
+  else if (Array.isArray(options.byweekday) && options.freq! <= RRule.MONTHLY) perPeriod *= 5;
+  if (perPeriod > MAX_DATES_PER_PERIOD) {
+    throw new RuleRefused(
+      "RRULE_TOO_EXPENSIVE",
+      `RRULE would generate up to ${perPeriod} dates per period (limit ${MAX_DATES_PER_PERIOD}); it was not expanded`,
+    );
+  }
+}

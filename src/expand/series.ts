@@ -1,0 +1,262 @@
+/**
+ * A recurrence set (RFC 5545 §3.8.5): DTSTART, RRULEs, RDATEs, minus EXDATEs
+ * and EXRULEs, minus slots that have their own override, with
+ * RANGE=THISANDFUTURE overrides applied to the slots after them.
+ *
+ * Slots are generated as local wall times in the series' zone and turned into
+ * instants by RFC 5545 §3.3.5 (a time in a gap moves forward by the gap, a
+ * time in a fold takes the earlier instant). All-day series live in the
+ * calendar's zone, one slot per local date.
+ */
+import { DAY_MS } from "../time/civil.js";
+import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
+import type { EventDetails, Occurrence } from "./occurrence.js";
+import type { RecurrenceRule } from "./recurrence-rule.js";
+
+/** How long an occurrence lasts. */
+export type Length =
+  | { readonly kind: "exact"; readonly ms: number }
+  /** Nominal days (wall-clock days, 23 to 25 hours) then exact milliseconds. */
+  | { readonly kind: "nominal"; readonly days: number; readonly exactMs: number };
+
+/** Where and how an event's occurrences sit in time. */
+export interface Shape {
+  readonly allDay: boolean;
+  /** The zone DTSTART's wall clock is kept in (the calendar's for floating and all-day). */
+  readonly zone: ZoneRules;
+  readonly length: Length;
+}
+
+/** The start and end instants of an occurrence beginning at local wall time `local`. */
+export function intervalAt(shape: Shape, local: number): { start: number; end: number } {
+  const start = localToInstant(shape.zone, local);
+  return { start, end: endOf(shape, start) };
+}
+
+/** The end of an occurrence of `shape` that starts at instant `start`. */
+export function endOf(shape: Shape, start: number): number {
+  const { length } = shape;
+  if (length.kind === "exact") return start + length.ms;
+  const wallEnd = instantToLocal(shape.zone, start) + length.days * DAY_MS;
+  return localToInstant(shape.zone, wallEnd) + length.exactMs;
+}
+
+/** The longest an occurrence of `shape` can last, in milliseconds. */
+export function maxLengthMs(shape: Shape): number {
+  const { length } = shape;
+  return length.kind === "exact" ? length.ms : length.days * 25 * 3_600_000 + length.exactMs;
+}
+
+/** An RDATE slot: a local wall time in the series' zone, maybe with its own end. */
+export interface RdateSlot {
+  readonly local: number;
+  /** The period's end instant, for RDATE;VALUE=PERIOD. */
+  readonly end?: number;
+}
+
+/** A RANGE=THISANDFUTURE override: slots from `slot` on take its changes. */
+export interface FutureOverride {
+  /** The overridden slot's instant. */
+  readonly slotInstant: number;
+  /** Shift of each later start: milliseconds for timed series, days for all-day ones. */
+  readonly shift: number;
+  readonly shape: Shape;
+  readonly details: EventDetails;
+  readonly cancelled: boolean;
+}
+
+/** What cut an expansion short, if anything. */
+export type Cut = "none" | "cap" | "budget";
+
+/** A wall-clock deadline shared by the expansions of one feed. */
+export class Budget {
+  private visits = 0;
+  exhausted = false;
+  constructor(private readonly deadline: number) {}
+  /** False once the deadline has passed (checked every 1024 calls). */
+  allows(): boolean {
+    if (this.exhausted) return false;
+    if ((++this.visits & 1023) === 0 && Date.now() > this.deadline) this.exhausted = true;
+    return !this.exhausted;
+  }
+}
+
+export interface SeriesParts {
+  readonly shape: Shape;
+  readonly details: EventDetails;
+  readonly startLocal: number;
+  readonly rules: readonly RecurrenceRule[];
+  readonly exrules: readonly RecurrenceRule[];
+  readonly rdates: readonly RdateSlot[];
+  /** Excluded slot keys (instants for timed series, local dates for all-day ones). */
+  readonly exdates: ReadonlySet<number>;
+  /** Local dates whose timed slots are all excluded (EXDATE;VALUE=DATE on a timed series). */
+  readonly exdateDays: ReadonlySet<number>;
+  /** Slot keys that have their own override. */
+  readonly overridden: ReadonlySet<number>;
+  /** Sorted by slotInstant. */
+  readonly futures: readonly FutureOverride[];
+}
+
+/** A recurrence set that can expand any range of slots. */
+export class Series {
+  /** The first slot instant (DTSTART, or an earlier RDATE). */
+  readonly firstSlot: number;
+  /** The last slot instant, or Infinity when a rule has no end. */
+  readonly lastSlot: number;
+  /** The longest time from a slot to the end of its occurrence. */
+  readonly reachBehind: number;
+  /** The longest time an occurrence can start before its slot. */
+  readonly reachAhead: number;
+
+  constructor(private readonly parts: SeriesParts) {
+    const { shape, startLocal, rdates, futures } = parts;
+    const zone = shape.zone;
+    const rdateInstants = rdates.map((rdate) => localToInstant(zone, rdate.local));
+    this.firstSlot = Math.min(localToInstant(zone, startLocal), ...rdateInstants);
+    this.lastSlot = this.findLastSlot(rdateInstants);
+    let behind = maxLengthMs(shape);
+    let ahead = 0;
+    for (const rdate of rdates) {
+      if (rdate.end !== undefined) behind = Math.max(behind, rdate.end - localToInstant(zone, rdate.local));
+    }
+    for (const future of futures) {
+      const shiftMs = shape.allDay ? future.shift * 25 * 3_600_000 : future.shift;
+      behind = Math.max(behind, maxLengthMs(future.shape) + Math.max(0, shiftMs));
+      ahead = Math.max(ahead, -Math.min(0, shape.allDay ? (future.shift - 1) * 25 * 3_600_000 : shiftMs));
+    }
+    this.reachBehind = behind;
+    this.reachAhead = ahead;
+  }
+
+  get details(): EventDetails {
+    return this.parts.details;
+  }
+
+  private findLastSlot(rdateInstants: number[]): number {
+    const { rules, shape, startLocal } = this.parts;
+    let last = Math.max(localToInstant(shape.zone, startLocal), ...rdateInstants);
+    for (const rule of rules) {
+      if (rule.untilLocal !== undefined) {
+        last = Math.max(last, localToInstant(shape.zone, rule.untilLocal));
+      } else if (rule.count !== undefined && rule.count <= 100_000) {
+        let lastLocal = startLocal;
+        rule.each(startLocal, Number.MAX_SAFE_INTEGER / 2, (local) => {
+          lastLocal = local;
+          return true;
+        });
+        last = Math.max(last, localToInstant(shape.zone, lastLocal));
+      } else {
+        return Infinity;
+      }
+    }
+    return last;
+  }
+
+  /**
+   * Occurrences of the slots whose instants lie in [from, to), at most `cap`
+   * of them, in slot order. Returns what cut the expansion short and, when
+   * cut, the first slot instant not expanded (everything before it is exact).
+   */
+  expand(from: number, to: number, cap: number, budget: Budget | undefined, out: Occurrence[]): { cut: Cut; resumeAt: number } {
+    from = Math.max(from, this.firstSlot);
+    to = Math.min(to, this.lastSlot + 1);
+    if (to <= from) return { cut: "none", resumeAt: to };
+    const { shape, startLocal, rules, exrules, rdates } = this.parts;
+    const zone = shape.zone;
+    const fromLocal = instantToLocal(zone, from) - DAY_MS;
+    const toLocal = instantToLocal(zone, to) + DAY_MS;
+
+    // Wall times of every slot candidate; rdates may carry their own end.
+    const locals: number[] = [];
+    const periodEnds = new Map<number, number>();
+    let stopLocal = Infinity;
+    let cut: Cut = "none";
+    if (startLocal >= fromLocal && startLocal < toLocal) locals.push(startLocal);
+    for (const rdate of rdates) {
+      if (rdate.local < fromLocal || rdate.local >= toLocal) continue;
+      locals.push(rdate.local);
+      if (rdate.end !== undefined) periodEnds.set(rdate.local, rdate.end);
+    }
+    for (const rule of rules) {
+      let produced = 0;
+      rule.each(fromLocal, toLocal, (local) => {
+        if (local >= stopLocal) return false;
+        if (budget !== undefined && !budget.allows()) {
+          cut = "budget";
+          stopLocal = Math.min(stopLocal, local);
+          return false;
+        }
+        if (++produced > cap) {
+          if (cut === "none") cut = "cap";
+          stopLocal = Math.min(stopLocal, local);
+          return false;
+        }
+        locals.push(local);
+        return true;
+      });
+    }
+    const excludedByRule = new Set<number>();
+    for (const rule of exrules) {
+      rule.each(fromLocal, Math.min(toLocal, stopLocal), (local) => {
+        excludedByRule.add(local);
+        return excludedByRule.size < cap * 4;
+      });
+    }
+
+    locals.sort((a, b) => a - b);
+    let resumeAt = stopLocal === Infinity ? to : Math.min(to, localToInstant(zone, stopLocal));
+    let emitted = 0;
+    let previous = NaN;
+    for (const local of locals) {
+      if (local === previous || local >= stopLocal) continue;
+      previous = local;
+      const slotInstant = localToInstant(zone, local);
+      if (slotInstant < from || slotInstant >= resumeAt) continue;
+      if (excludedByRule.has(local) || this.isExcluded(local, slotInstant)) continue;
+      if (emitted === cap) {
+        cut = "cap";
+        resumeAt = slotInstant;
+        break;
+      }
+      const occurrence = this.occurrenceOf(local, slotInstant, periodEnds.get(local));
+      if (occurrence !== undefined) out.push(occurrence);
+      emitted++;
+    }
+    return { cut, resumeAt };
+  }
+
+  private isExcluded(local: number, slotInstant: number): boolean {
+    const { shape, exdates, exdateDays, overridden } = this.parts;
+    const key = shape.allDay ? local : slotInstant;
+    if (exdates.has(key) || overridden.has(key)) return true;
+    return exdateDays.size > 0 && exdateDays.has(local - (local % DAY_MS));
+  }
+
+  private occurrenceOf(local: number, slotInstant: number, periodEnd: number | undefined): Occurrence | undefined {
+    const { shape, details, futures } = this.parts;
+    const slot = shape.allDay ? local : slotInstant;
+    const future = latestFuture(futures, slotInstant);
+    if (future === undefined) {
+      const start = localToInstant(shape.zone, local);
+      return { start, end: periodEnd ?? endOf(shape, start), slot, details };
+    }
+    if (future.cancelled) return undefined;
+    if (shape.allDay) {
+      const start = localToInstant(future.shape.zone, local + future.shift * DAY_MS);
+      return { start, end: endOf(future.shape, start), slot, details: future.details };
+    }
+    const start = slotInstant + future.shift;
+    return { start, end: endOf(future.shape, start), slot, details: future.details };
+  }
+}
+
+/** The THISANDFUTURE override in force at a slot: the last one at or before it. */
+function latestFuture(futures: readonly FutureOverride[], slotInstant: number): FutureOverride | undefined {
+  let found: FutureOverride | undefined;
+  for (const future of futures) {
+    if (future.slotInstant > slotInstant) break;
+    found = future;
+  }
+  return found;
+}

@@ -1,0 +1,389 @@
+/**
+ * Feed text to event components, with diagnostics.
+ *
+ * ical.js does the lexing (folding, escapes, parameters, value types); this
+ * module reads its jCal arrays directly, checks every value it uses, resolves
+ * each TZID to zone rules, and reports what it had to leave out. It knows
+ * nothing of recurrence or of the calendar's configured zone.
+ */
+import { createHash } from "node:crypto";
+import ICAL from "ical.js";
+import { civil, isValidDate } from "../time/civil.js";
+import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
+import { ianaZone, windowsZone } from "../time/zones.js";
+import type { Diagnostic } from "./diagnostic.js";
+import { vtimezoneZone } from "./vtimezone-zone.js";
+
+/** A DATE or DATE-TIME value as written: a local wall time and its zone. */
+export type IcsTime =
+  | { readonly kind: "date"; readonly local: number }
+  /** `zone` undefined means floating: read in the calendar's zone. */
+  | { readonly kind: "date-time"; readonly local: number; readonly zone: ZoneRules | undefined };
+
+/**
+ * An RFC 5545 duration: `days` is nominal (weeks and days, wall-clock days
+ * that may last 23 or 25 hours), `exactMs` is exact (hours and below).
+ */
+export interface IcsDuration {
+  readonly days: number;
+  readonly exactMs: number;
+}
+
+/** One RDATE value: a date, a date-time, or a period with its own end. */
+export interface IcsRdate {
+  readonly start: IcsTime;
+  readonly end?: IcsTime;
+  readonly duration?: IcsDuration;
+}
+
+/** An RRULE or EXRULE value as ical.js reads it (jCal "recur"). */
+export type RecurValue = Readonly<Record<string, unknown>>;
+
+export type EventStatusText = "CONFIRMED" | "TENTATIVE" | "CANCELLED" | "";
+
+/** One VEVENT, every value checked; nothing is interpreted yet. */
+export interface EventComponent {
+  readonly uid: string;
+  /** 1-based line of BEGIN:VEVENT. */
+  readonly line: number;
+  readonly summary: string;
+  readonly location: string;
+  readonly status: EventStatusText;
+  readonly transparent: boolean;
+  readonly lastModified?: number;
+  readonly sequence: number;
+  readonly start: IcsTime;
+  readonly end?: IcsTime;
+  readonly duration?: IcsDuration;
+  readonly rrules: readonly RecurValue[];
+  readonly exrules: readonly RecurValue[];
+  readonly rdates: readonly IcsRdate[];
+  readonly exdates: readonly IcsTime[];
+  readonly recurrenceId?: IcsTime;
+  /** RECURRENCE-ID;RANGE=THISANDFUTURE: the override applies to later slots too. */
+  readonly thisAndFuture: boolean;
+}
+
+/** A feed read into components. */
+export interface ParsedCalendar {
+  readonly events: readonly EventComponent[];
+  /** The feed's X-WR-TIMEZONE, when it names a known zone. */
+  readonly declaredZone?: ZoneRules;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Thrown when the text is not an iCalendar stream at all. */
+export class NotICalendarError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NotICalendarError";
+  }
+}
+
+type JCalProperty = [string, Record<string, unknown>, string, ...unknown[]];
+type JCalComponent = [string, JCalProperty[], JCalComponent[]];
+
+/** A component that could not be read; carries the reason for the diagnostic. */
+class UnreadableValue extends Error {}
+
+/** Parses feed text. Throws NotICalendarError when it holds no VCALENDAR. */
+export function parseCalendar(text: string): ParsedCalendar {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (!/^BEGIN:VCALENDAR\r?$/im.test(body)) {
+    throw new NotICalendarError("the feed is not iCalendar text (no BEGIN:VCALENDAR)");
+  }
+  const diagnostics: Diagnostic[] = [];
+  const calendars = lexCalendars(body, diagnostics);
+  const lines = componentLines(body);
+  const reader = new CalendarReader(diagnostics);
+  for (const calendar of calendars) reader.readTimezones(calendar);
+  const events: EventComponent[] = [];
+  let declaredZone: ZoneRules | undefined;
+  for (const calendar of calendars) {
+    declaredZone ??= reader.declaredZone(calendar);
+    for (const component of calendar[2]) {
+      if (component[0] === "x-unreadable") lines.shift();
+      if (component[0] !== "vevent") continue;
+      const line = lines.shift();
+      const event = reader.readEvent(component, line);
+      if (event !== undefined) events.push(event);
+    }
+  }
+  return { events, declaredZone, diagnostics };
+}
+
+/** Lexes with ical.js; if the whole text fails, lexes component by component. */
+function lexCalendars(text: string, diagnostics: Diagnostic[]): JCalComponent[] {
+  try {
+    const parsed = ICAL.parse(text) as unknown;
+    return (typeof (parsed as unknown[])[0] === "string" ? [parsed] : parsed) as JCalComponent[];
+  } catch (error) {
+    diagnostics.push({
+      code: "UNPARSABLE_TEXT",
+      message: `the feed could not be parsed as a whole (${errorText(error)}); components were read one by one`,
+    });
+    return [lexPiecewise(text, diagnostics)];
+  }
+}
+
+/**
+ * Splits the text into top-level components and lexes each alone, so one
+ * broken component costs only itself.
+ */
+function lexPiecewise(text: string, diagnostics: Diagnostic[]): JCalComponent {
+  const lines = text.split(/\r?\n/);
+  const calendar: JCalComponent = ["vcalendar", [], []];
+  let block: string[] | undefined;
+  let blockLine = 0;
+  let depth = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^BEGIN:/i.test(line)) depth++;
+    if (depth === 2 && /^BEGIN:/i.test(line)) {
+      block = [];
+      blockLine = i + 1;
+    }
+    if (block !== undefined) block.push(line);
+    if (/^END:/i.test(line)) {
+      depth--;
+      if (depth === 1 && block !== undefined) {
+        const source = block.join("\r\n");
+        block = undefined;
+        try {
+          const parsed = ICAL.parse(`BEGIN:VCALENDAR\r\n${source}\r\nEND:VCALENDAR\r\n`) as unknown as JCalComponent;
+          calendar[2].push(...parsed[2]);
+        } catch (error) {
+          const uid = /^UID:(.*)$/im.exec(source)?.[1]?.trim();
+          diagnostics.push({
+            code: "UNREADABLE_COMPONENT",
+            message: `component could not be parsed (${errorText(error)}); it was left out`,
+            uid,
+            line: blockLine,
+          });
+          // Keep the line index of later VEVENTs aligned with their BEGIN lines.
+          if (/^BEGIN:VEVENT/i.test(source)) calendar[2].push(["x-unreadable", [], []]);
+        }
+      }
+    }
+  }
+  return calendar;
+}
+
+/** The 1-based line of each top-level BEGIN:VEVENT, in order. */
+function componentLines(text: string): number[] {
+  const result: number[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    if (/^BEGIN:VEVENT\s*$/i.test(lines[i])) result.push(i + 1);
+  }
+  return result;
+}
+
+function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > 120 ? `${message.slice(0, 120)}...` : message;
+}
+
+/** Reads components of one feed, resolving TZIDs against its VTIMEZONEs. */
+class CalendarReader {
+  private readonly definedZones = new Map<string, ZoneRules>();
+  private readonly zoneCache = new Map<string, ZoneRules | null>();
+
+  constructor(private readonly diagnostics: Diagnostic[]) {}
+
+  readTimezones(calendar: JCalComponent): void {
+    for (const component of calendar[2]) {
+      if (component[0] !== "vtimezone") continue;
+      const tzid = firstValue(component, "tzid");
+      if (typeof tzid !== "string") continue;
+      try {
+        this.definedZones.set(tzid, vtimezoneZone(tzid, component));
+      } catch (error) {
+        this.diagnostics.push({
+          code: "UNREADABLE_COMPONENT",
+          message: `VTIMEZONE ${tzid} could not be read (${errorText(error)})`,
+        });
+      }
+    }
+  }
+
+  declaredZone(calendar: JCalComponent): ZoneRules | undefined {
+    const name = calendar[1].find((property) => property[0] === "x-wr-timezone")?.[3];
+    if (typeof name !== "string" || name.trim() === "") return undefined;
+    const zone = this.zone(name.trim());
+    if (zone === undefined) {
+      this.diagnostics.push({
+        code: "UNKNOWN_CALENDAR_ZONE",
+        message: `X-WR-TIMEZONE "${name}" is not a known zone; it was ignored`,
+      });
+    }
+    return zone;
+  }
+
+  /** IANA first, then Windows names, then the feed's own VTIMEZONE. */
+  zone(tzid: string): ZoneRules | undefined {
+    const cached = this.zoneCache.get(tzid);
+    if (cached !== undefined) return cached ?? undefined;
+    const zone = ianaZone(tzid) ?? windowsZone(tzid) ?? this.definedZones.get(tzid);
+    this.zoneCache.set(tzid, zone ?? null);
+    return zone;
+  }
+
+  readEvent(component: JCalComponent, line: number | undefined): EventComponent | undefined {
+    if (component[0] !== "vevent") return undefined;
+    const properties = component[1];
+    const uidValue = firstValue(component, "uid");
+    let uid = typeof uidValue === "string" ? uidValue : "";
+    if (uid === "") {
+      uid = derivedUid(properties);
+      this.diagnostics.push({ code: "MISSING_UID", message: "VEVENT has no UID; one was derived from its content", uid, line });
+    }
+    try {
+      const startProperty = properties.find((property) => property[0] === "dtstart");
+      if (startProperty === undefined) {
+        this.diagnostics.push({ code: "MISSING_DTSTART", message: "VEVENT has no DTSTART; it was left out", uid, line });
+        return undefined;
+      }
+      const recurrenceIdProperty = properties.find((property) => property[0] === "recurrence-id");
+      const durationValue = firstValue(component, "duration");
+      const lastModified = properties.find((property) => property[0] === "last-modified");
+      return {
+        uid,
+        line: line ?? 0,
+        summary: textValue(component, "summary"),
+        location: textValue(component, "location"),
+        status: statusValue(textValue(component, "status")),
+        transparent: textValue(component, "transp").toUpperCase() === "TRANSPARENT",
+        lastModified: lastModified === undefined ? undefined : this.instantValue(lastModified),
+        sequence: Number.isInteger(firstValue(component, "sequence")) ? (firstValue(component, "sequence") as number) : 0,
+        start: this.timeValue(startProperty, startProperty[3]),
+        end: this.optionalTime(properties, "dtend"),
+        duration: durationValue === undefined ? undefined : parseDuration(String(durationValue)),
+        rrules: recurValues(properties, "rrule"),
+        exrules: recurValues(properties, "exrule"),
+        rdates: properties.filter((property) => property[0] === "rdate").flatMap((property) => this.rdateValues(property)),
+        exdates: properties
+          .filter((property) => property[0] === "exdate")
+          .flatMap((property) => property.slice(3).map((value) => this.timeValue(property, value))),
+        recurrenceId:
+          recurrenceIdProperty === undefined ? undefined : this.timeValue(recurrenceIdProperty, recurrenceIdProperty[3]),
+        thisAndFuture: String(recurrenceIdProperty?.[1].range ?? "").toUpperCase() === "THISANDFUTURE",
+      };
+    } catch (error) {
+      if (!(error instanceof UnreadableValue)) throw error;
+      const code = error.message.startsWith("unknown TZID") ? "UNKNOWN_TZID" : "UNREADABLE_COMPONENT";
+      this.diagnostics.push({ code, message: `${error.message}; the event was left out`, uid, line });
+      return undefined;
+    }
+  }
+
+  private optionalTime(properties: JCalProperty[], name: string): IcsTime | undefined {
+    const property = properties.find((candidate) => candidate[0] === name);
+    return property === undefined ? undefined : this.timeValue(property, property[3]);
+  }
+
+  private rdateValues(property: JCalProperty): IcsRdate[] {
+    return property.slice(3).map((value) => {
+      if (property[2] !== "period") return { start: this.timeValue(property, value) };
+      if (!Array.isArray(value) || value.length !== 2) throw new UnreadableValue("RDATE period is malformed");
+      const [startText, endText] = value as [unknown, unknown];
+      const start = this.dateTime(property, startText);
+      if (typeof endText === "string" && /^[+-]?P/.test(endText)) return { start, duration: parseDuration(endText) };
+      return { start, end: this.dateTime(property, endText) };
+    });
+  }
+
+  /** A DATE or DATE-TIME value of a property, with the property's TZID. */
+  timeValue(property: JCalProperty, value: unknown): IcsTime {
+    if (property[2] === "date") return { kind: "date", local: parseDate(value, property[0]) };
+    if (property[2] === "date-time") return this.dateTime(property, value);
+    throw new UnreadableValue(`${property[0].toUpperCase()} has unsupported value type ${property[2]}`);
+  }
+
+  private dateTime(property: JCalProperty, value: unknown): IcsTime {
+    const { local, utc } = parseDateTime(value, property[0]);
+    if (utc) return { kind: "date-time", local, zone: UTC_ZONE };
+    const tzid = property[1].tzid;
+    if (tzid === undefined) return { kind: "date-time", local, zone: undefined };
+    const zone = this.zone(String(tzid));
+    if (zone === undefined) throw new UnreadableValue(`unknown TZID "${String(tzid)}" on ${property[0].toUpperCase()}`);
+    return { kind: "date-time", local, zone };
+  }
+
+  private instantValue(property: JCalProperty): number | undefined {
+    try {
+      const time = this.timeValue(property, property[3]);
+      return time.kind === "date-time" && time.zone === UTC_ZONE ? time.local : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function firstValue(component: JCalComponent, name: string): unknown {
+  return component[1].find((property) => property[0] === name)?.[3];
+}
+
+function textValue(component: JCalComponent, name: string): string {
+  const value = firstValue(component, name);
+  return typeof value === "string" ? value : "";
+}
+
+function statusValue(text: string): EventStatusText {
+  const upper = text.toUpperCase();
+  return upper === "CONFIRMED" || upper === "TENTATIVE" || upper === "CANCELLED" ? upper : "";
+}
+
+function recurValues(properties: JCalProperty[], name: string): RecurValue[] {
+  return properties
+    .filter((property) => property[0] === name)
+    .flatMap((property) => property.slice(3))
+    .filter((value): value is RecurValue => typeof value === "object" && value !== null);
+}
+
+/** A stable UID for a component without one: a digest of its own lines. */
+function derivedUid(properties: JCalProperty[]): string {
+  const digest = createHash("sha256").update(JSON.stringify(properties)).digest("base64url");
+  return `calq-derived-${digest.slice(0, 22)}`;
+}
+
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(Z?)$/;
+
+function parseDate(value: unknown, name: string): number {
+  const match = typeof value === "string" ? DATE_PATTERN.exec(value) : null;
+  if (match === null || !isValidDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
+    throw new UnreadableValue(`${name.toUpperCase()} is not a valid date`);
+  }
+  return civil(Number(match[1]), Number(match[2]), Number(match[3]));
+}
+
+function parseDateTime(value: unknown, name: string): { local: number; utc: boolean } {
+  const match = typeof value === "string" ? DATE_TIME_PATTERN.exec(value) : null;
+  if (match === null) throw new UnreadableValue(`${name.toUpperCase()} is not a valid date-time`);
+  const [, year, month, day, hour, minute, second, z] = match;
+  // Second 60 (a leap second) is read as the next second, as RFC 5545 allows.
+  if (!isValidDate(Number(year), Number(month), Number(day)) || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 60) {
+    throw new UnreadableValue(`${name.toUpperCase()} is not a valid date-time`);
+  }
+  return {
+    local: civil(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second)),
+    utc: z === "Z",
+  };
+}
+
+const DURATION_PATTERN = /^([+-])?P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
+
+/** Parses an RFC 5545 duration; weeks and days are nominal, the rest exact. */
+export function parseDuration(text: string): IcsDuration {
+  const match = DURATION_PATTERN.exec(text);
+  if (match === null || text === "P" || text.endsWith("T")) {
+    throw new UnreadableValue(`DURATION "${text.slice(0, 40)}" is not a valid duration`);
+  }
+  const [, sign, weeks, days, hours, minutes, seconds] = match;
+  const direction = sign === "-" ? -1 : 1;
+  return {
+    days: direction * (Number(weeks ?? 0) * 7 + Number(days ?? 0)),
+    exactMs: direction * ((Number(hours ?? 0) * 60 + Number(minutes ?? 0)) * 60 + Number(seconds ?? 0)) * 1000,
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * A static interval index: intervals sorted by start, with an implicit
+ * segment tree of maximum ends over the sorted order (an augmented interval
+ * tree laid out in two typed arrays).
+ *
+ * Pure data structure: it knows numbers, not dates or events. Built once per
+ * snapshot and never changed. Queries visit matches in sorted order and can
+ * stop early, so a page of k results costs O((k + 1) log n) whatever the
+ * calendar's size, and can resume from any position (for cursors).
+ */
+
+/** An item with its interval's bounds. */
+export interface Interval {
+  readonly start: number;
+  readonly end: number;
+}
+
+export class IntervalIndex<T extends Interval> {
+  /** Items in index order: start ascending, ties by the build comparator. */
+  readonly items: readonly T[];
+  private readonly starts: Float64Array;
+  /** Leaves at [leafBase, leafBase + n) hold ends; inner nodes hold the max of their children. */
+  private readonly maxEnds: Float64Array;
+  private readonly leafBase: number;
+
+  /**
+   * @param items intervals in any order; the array is sorted in place
+   * @param tieBreak orders items with equal starts (must be a total order)
+   */
+  constructor(items: T[], tieBreak: (a: T, b: T) => number) {
+    items.sort((a, b) => a.start - b.start || tieBreak(a, b));
+    this.items = items;
+    const n = items.length;
+    this.starts = new Float64Array(n);
+    let leafBase = 1;
+    while (leafBase < n) leafBase *= 2;
+    this.leafBase = leafBase;
+    this.maxEnds = new Float64Array(2 * leafBase).fill(-Infinity);
+    for (let i = 0; i < n; i++) {
+      this.starts[i] = items[i].start;
+      this.maxEnds[leafBase + i] = items[i].end;
+    }
+    for (let node = leafBase - 1; node >= 1; node--) {
+      this.maxEnds[node] = Math.max(this.maxEnds[2 * node], this.maxEnds[2 * node + 1]);
+    }
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** The first position whose start is >= `start` (size if none). */
+  lowerBound(start: number): number {
+    let low = 0;
+    let high = this.starts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.starts[middle] < start) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /**
+   * Visits, in index order from position `from`, the items with
+   * start < `startBefore` and end >= `endAtLeast`, until `visit` returns false.
+   */
+  visitCandidates(
+    startBefore: number,
+    endAtLeast: number,
+    from: number,
+    visit: (item: T, position: number) => boolean,
+  ): void {
+    const stop = this.lowerBound(startBefore);
+    for (let position = this.nextEndingAtLeast(from, endAtLeast); position < stop; ) {
+      if (!visit(this.items[position], position)) return;
+      position = this.nextEndingAtLeast(position + 1, endAtLeast);
+    }
+  }
+
+  /** The first position >= `from` whose end is >= `endAtLeast` (size if none). */
+  private nextEndingAtLeast(from: number, endAtLeast: number): number {
+    const n = this.items.length;
+    if (from >= n) return n;
+    const tree = this.maxEnds;
+    let node = this.leafBase + from;
+    if (tree[node] >= endAtLeast) return from;
+    // Climb until a right sibling holds a large enough end...
+    for (;;) {
+      if ((node & 1) === 0 && tree[node + 1] >= endAtLeast) {
+        node += 1;
+        break;
+      }
+      node >>= 1;
+      if (node <= 1) return n;
+    }
+    // ...then descend to its leftmost such leaf.
+    while (node < this.leafBase) {
+      node = tree[2 * node] >= endAtLeast ? 2 * node : 2 * node + 1;
+    }
+    return Math.min(node - this.leafBase, n);
+  }
+}

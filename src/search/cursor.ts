@@ -1,0 +1,126 @@
+/**
+ * Page cursors (SPEC §6): opaque, HMAC-SHA256 signed, bound to the caller and
+ * to every field of the request, carrying the snapshot and the position.
+ *
+ * A cursor is `<payload>.<key id>.<signature>`, base64url. The payload holds a
+ * digest of the binding (never the caller's id or the query in clear), the
+ * snapshot id, the position after which the next page starts, and when the
+ * search's first page was served. Keys rotate: the first key signs, every
+ * listed key verifies, so cursors in flight survive a rotation.
+ */
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { CalqError } from "../calq-error.js";
+import type { Position } from "./search-occurrences.js";
+
+/** A signing key; `id` travels in the cursor so verification picks the right key. */
+export interface CursorKey {
+  readonly id: string;
+  readonly secret: Uint8Array;
+}
+
+/** Everything a cursor is valid only with. */
+export interface CursorBinding {
+  readonly principalId: string;
+  readonly calendarId: string;
+  readonly start: number;
+  readonly endExclusive: number;
+  readonly timezone: string;
+  readonly mode: string;
+  readonly limit: number;
+}
+
+/** What a valid cursor says. */
+export interface CursorState {
+  readonly snapshotId: string;
+  readonly position: Position;
+  /** When the search's first page was served (epoch ms). */
+  readonly searchStartedAt: number;
+}
+
+interface Payload {
+  v: 1;
+  b: string;
+  s: string;
+  p: number;
+  e: string;
+  t: number;
+}
+
+export class CursorCodec {
+  constructor(
+    private readonly keys: readonly CursorKey[],
+    /** How long after its search's first page a cursor is honoured. */
+    readonly lifetimeMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (keys.length === 0) throw new Error("at least one cursor key is needed");
+  }
+
+  encode(binding: CursorBinding, state: CursorState): string {
+    const payload: Payload = {
+      v: 1,
+      b: bindingDigest(binding),
+      s: state.snapshotId,
+      p: state.position.start,
+      e: state.position.eventId,
+      t: state.searchStartedAt,
+    };
+    const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
+    const key = this.keys[0];
+    return `${body}.${key.id}.${sign(key, body)}`;
+  }
+
+  /**
+   * Reads a cursor sent with a request. INVALID_CURSOR when it is malformed,
+   * tampered with, signed by an unknown key, or sent by another caller or with
+   * any request field changed; CURSOR_EXPIRED when its search is older than
+   * the cursor lifetime.
+   */
+  decode(cursor: string, binding: CursorBinding): CursorState {
+    const [body, keyId, signature, extra] = cursor.split(".");
+    const key = this.keys.find((candidate) => candidate.id === keyId);
+    if (extra !== undefined || body === undefined || signature === undefined || key === undefined) throw invalidCursor();
+    const expected = Buffer.from(sign(key, body));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidCursor();
+    let payload: Payload;
+    try {
+      payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as Payload;
+    } catch {
+      throw invalidCursor();
+    }
+    if (payload.v !== 1 || payload.b !== bindingDigest(binding)) throw invalidCursor();
+    if (this.now() - payload.t > this.lifetimeMs) {
+      throw new CalqError(
+        "CURSOR_EXPIRED",
+        `the cursor's search started more than ${Math.round(this.lifetimeMs / 60_000)} minutes ago; search again from the first page`,
+      );
+    }
+    return { snapshotId: payload.s, position: { start: payload.p, eventId: payload.e }, searchStartedAt: payload.t };
+  }
+}
+
+function sign(key: CursorKey, body: string): string {
+  return createHmac("sha256", key.secret).update(body).digest("base64url");
+}
+
+function bindingDigest(binding: CursorBinding): string {
+  const canonical = JSON.stringify([
+    binding.principalId,
+    binding.calendarId,
+    binding.start,
+    binding.endExclusive,
+    binding.timezone,
+    binding.mode,
+    binding.limit,
+  ]);
+  return createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
+}
+
+function invalidCursor(): CalqError {
+  return new CalqError(
+    "INVALID_CURSOR",
+    "the cursor is not valid for this request: send it only with the same calendar_id, start, end_exclusive, timezone, match_mode and limit, as the same caller, unchanged; or drop it and search again",
+    "cursor",
+  );
+}

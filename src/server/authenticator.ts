@@ -1,0 +1,32 @@
+/**
+ * Who is calling: the principal behind the bearer token of the request,
+ * never a request field. Tokens are compared by their SHA-256 digests, as
+ * calq.yaml stores them.
+ */
+import { CalqError } from "../calq-error.js";
+import { sha256Hex, type CalqConfig, type PrincipalConfig } from "../config/calq-config.js";
+
+export type Principal = PrincipalConfig;
+
+export class Authenticator {
+  private readonly byDigest = new Map<string, Principal>();
+
+  constructor(config: CalqConfig) {
+    for (const principal of config.principals) {
+      for (const digest of principal.tokenDigests) this.byDigest.set(digest, principal);
+    }
+  }
+
+  /** The principal of an `authorization: Bearer <token>` header; UNAUTHENTICATED otherwise. */
+  authenticate(authorization: string | null): Principal {
+    const match = authorization === null ? null : /^Bearer ([\x21-\x7e]+)$/i.exec(authorization.trim());
+    const principal = match === null ? undefined : this.byDigest.get(sha256Hex(match[1]));
+    if (principal === undefined) {
+      throw new CalqError(
+        "UNAUTHENTICATED",
+        "missing or unknown credentials: send authorization: Bearer <token>; fix the credentials, not the arguments",
+      );
+    }
+    return principal;
+  }
+}

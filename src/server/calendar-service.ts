@@ -1,0 +1,172 @@
+/**
+ * calq.v1.CalendarService: the read-only search contract, implemented over
+ * the calendar store. Validation, access and paging happen here in the order
+ * a caller can act on: credentials, then arguments, then the calendar, then
+ * the cursor.
+ */
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import {
+  CalendarInfoSchema,
+  CalendarService,
+  Consistency,
+  GetCallerContextResponseSchema,
+  ListCalendarsResponseSchema,
+  MatchMode,
+  ResolvedQuerySchema,
+  SearchEventsResponseSchema,
+  type SearchEventsResponse,
+} from "../../gen/calq/v1/calendar_service_pb.js";
+import { CalqError } from "../calq-error.js";
+import { searchPage } from "../search/search-occurrences.js";
+import type { CursorBinding, CursorCodec } from "../search/cursor.js";
+import type { MatchMode as EngineMatchMode } from "../search/match.js";
+import type { CalendarStore } from "../store/calendar-store.js";
+import type { Snapshot } from "../store/snapshot.js";
+import { resolveWindow } from "../time/request-window.js";
+import { eventIdOf } from "../expand/occurrence.js";
+import type { Authenticator, Principal } from "./authenticator.js";
+import { mayRead, openCalendar } from "./calendar-access.js";
+import type { Logger } from "./log.js";
+import { occurrenceMessage } from "./occurrence-message.js";
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+export interface CalendarServiceDeps {
+  readonly store: CalendarStore;
+  readonly authenticator: Authenticator;
+  readonly cursors: CursorCodec;
+  readonly maxWindowMs: number;
+  readonly log: Logger;
+  readonly now: () => number;
+}
+
+const MODES: Partial<Record<MatchMode, EngineMatchMode>> = {
+  [MatchMode.OVERLAP]: "overlap",
+  [MatchMode.START_WITHIN]: "startWithin",
+};
+
+export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof CalendarService> {
+  const { store, authenticator, cursors, log, now } = deps;
+  const caller = (context: HandlerContext): Principal => authenticator.authenticate(context.requestHeader.get("authorization"));
+
+  return {
+    searchEvents(request, context): SearchEventsResponse {
+      const principal = caller(context);
+      const limit = checkLimit(request.limit);
+      const mode = MODES[request.matchMode];
+      if (mode === undefined) {
+        throw new CalqError(
+          "INVALID_MATCH_MODE",
+          "match_mode is required: MATCH_MODE_OVERLAP (occurrences sharing any instant with the window) or MATCH_MODE_START_WITHIN (occurrences starting in the window)",
+          "match_mode",
+        );
+      }
+      const window = resolveWindow(
+        { start: request.start, endExclusive: request.endExclusive, timezone: request.timezone },
+        deps.maxWindowMs,
+      );
+      const view = openCalendar(store, principal, request.calendarId, "SearchEvents", log);
+      const binding: CursorBinding = {
+        principalId: principal.id,
+        calendarId: request.calendarId,
+        start: window.start,
+        endExclusive: window.endExclusive,
+        timezone: window.timezone,
+        mode,
+        limit,
+      };
+
+      let snapshot: Snapshot | undefined;
+      let searchStartedAt = now();
+      let after;
+      if (request.cursor !== "") {
+        const state = cursors.decode(request.cursor, binding);
+        snapshot = store.snapshot(view.config.id, state.snapshotId);
+        if (snapshot === undefined) throw expiredSnapshot();
+        searchStartedAt = state.searchStartedAt;
+        after = state.position;
+      } else {
+        snapshot = view.snapshot;
+        if (snapshot === undefined) {
+          throw new CalqError("PROVIDER_UNAVAILABLE", "the calendar's feed has not loaded yet; retry later");
+        }
+      }
+
+      const page = searchPage(snapshot, { window, mode, limit, after });
+      const last = page.occurrences[page.occurrences.length - 1];
+      const nextCursor =
+        page.more && last !== undefined
+          ? cursors.encode(binding, {
+              snapshotId: snapshot.id,
+              position: { start: last.start, eventId: eventIdOf(last) },
+              searchStartedAt,
+            })
+          : "";
+      const render = { calendarId: view.config.id, calendarZone: snapshot.zone, requestZone: window.zone, window };
+      return create(SearchEventsResponseSchema, {
+        events: page.occurrences.map((occurrence) => occurrenceMessage(occurrence, render)),
+        nextCursor,
+        query: create(ResolvedQuerySchema, {
+          calendarId: view.config.id,
+          startTime: timestampFromMs(window.start),
+          endExclusiveTime: timestampFromMs(window.endExclusive),
+          timezone: window.timezone,
+          matchMode: request.matchMode,
+          limit,
+        }),
+        consistency: Consistency.SNAPSHOT,
+        snapshotId: snapshot.id,
+        dataAsOf: timestampFromMs(snapshot.dataAsOf),
+        stale: view.stale && view.snapshot === snapshot,
+      });
+    },
+
+    listCalendars(_request, context) {
+      const principal = caller(context);
+      const calendars = store
+        .views()
+        .filter((view) => mayRead(principal, view) !== undefined)
+        .sort((a, b) => (a.config.id < b.config.id ? -1 : 1))
+        .map((view) =>
+          create(CalendarInfoSchema, {
+            id: view.config.id,
+            displayName: view.config.name,
+            timezone: view.snapshot?.zone.name ?? view.config.timezone ?? "",
+            primary: principal.primary === view.config.id,
+            dataAsOf: view.snapshot === undefined ? undefined : timestampFromMs(view.snapshot.dataAsOf),
+            stale: view.stale,
+          }),
+        );
+      return create(ListCalendarsResponseSchema, { calendars });
+    },
+
+    getCallerContext(_request, context) {
+      const principal = caller(context);
+      return create(GetCallerContextResponseSchema, {
+        principalId: principal.id,
+        timezone: principal.timezone ?? "",
+        currentTime: timestampFromMs(now()),
+        primaryCalendarId: principal.primary ?? "",
+      });
+    },
+  };
+}
+
+function checkLimit(limit: number): number {
+  if (limit === 0) return DEFAULT_LIMIT;
+  if (Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT) return limit;
+  throw new CalqError("INVALID_LIMIT", `limit ${limit} is out of range: send 1 to ${MAX_LIMIT}, or 0 for the default ${DEFAULT_LIMIT}`, "limit", {
+    max_limit: String(MAX_LIMIT),
+    default_limit: String(DEFAULT_LIMIT),
+  });
+}
+
+function expiredSnapshot(): CalqError {
+  return new CalqError(
+    "CURSOR_EXPIRED",
+    "the data this search was paging through is no longer kept; search again from the first page",
+  );
+}

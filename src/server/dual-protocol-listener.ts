@@ -1,0 +1,77 @@
+/**
+ * One cleartext port for both HTTP/2 (gRPC clients speak h2c with prior
+ * knowledge) and HTTP/1.1 (Connect JSON over curl, gRPC-Web). Node's HTTP/2
+ * server only falls back to HTTP/1 over TLS, so this listener reads the first
+ * bytes of each connection: the HTTP/2 client preface goes to the HTTP/2
+ * server, anything else to the HTTP/1.1 server.
+ */
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+type Handler = (request: http.IncomingMessage | http2.Http2ServerRequest, response: http.ServerResponse | http2.Http2ServerResponse) => void;
+
+export interface DualProtocolListener {
+  /** The bound address. */
+  readonly port: number;
+  readonly host: string;
+  /** Stops accepting, ends idle connections, and resolves when all are gone (or destroys them after `graceMs`). */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function listenDualProtocol(handler: Handler, host: string, port: number): Promise<DualProtocolListener> {
+  const h2 = http2.createServer({}, handler as never);
+  const h1 = http.createServer(handler as never);
+  const sockets = new Set<net.Socket>();
+  const sessions = new Set<http2.Http2Session>();
+  h2.on("session", (session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+  });
+
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    let seen = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      seen = Buffer.concat([seen, chunk]);
+      const compared = Math.min(seen.length, PREFACE.length);
+      const isHttp2 = seen.subarray(0, compared).equals(PREFACE.subarray(0, compared));
+      if (isHttp2 && seen.length < PREFACE.length) return;
+      socket.off("data", onData);
+      socket.pause();
+      socket.unshift(seen);
+      (isHttp2 ? h2 : h1).emit("connection", socket);
+      socket.resume();
+    };
+    socket.on("data", onData);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as net.AddressInfo;
+
+  return {
+    port: address.port,
+    host: address.address,
+    async close(graceMs = 5_000) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      h1.closeIdleConnections();
+      for (const session of sessions) session.close();
+      const timer = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, graceMs);
+      timer.unref();
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}

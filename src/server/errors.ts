@@ -1,0 +1,79 @@
+/**
+ * The edge where engine errors become gRPC statuses (SPEC §8): a CalqError
+ * becomes its code with a google.rpc.ErrorInfo (domain "calq") and, when a
+ * field is at fault, a google.rpc.BadRequest. Anything else is INTERNAL with
+ * a correlation id; its details go to the log only.
+ */
+import { randomUUID } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { BadRequestSchema, BadRequest_FieldViolationSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { CalqError, type Reason } from "../calq-error.js";
+import type { Logger } from "./log.js";
+
+/** The error domain of every calq reason. */
+export const ERROR_DOMAIN = "calq";
+
+const CODES: Record<Reason, Code> = {
+  INVALID_INTERVAL: Code.InvalidArgument,
+  INVALID_TIMESTAMP: Code.InvalidArgument,
+  UNKNOWN_TIMEZONE: Code.InvalidArgument,
+  TIMEZONE_OFFSET_MISMATCH: Code.InvalidArgument,
+  AMBIGUOUS_TIMEZONE: Code.InvalidArgument,
+  NONEXISTENT_LOCAL_TIME: Code.InvalidArgument,
+  INVALID_MATCH_MODE: Code.InvalidArgument,
+  INVALID_LIMIT: Code.InvalidArgument,
+  INVALID_CURSOR: Code.InvalidArgument,
+  CURSOR_EXPIRED: Code.FailedPrecondition,
+  CALENDAR_NOT_ACCESSIBLE: Code.PermissionDenied,
+  UNAUTHENTICATED: Code.Unauthenticated,
+  PROVIDER_UNAVAILABLE: Code.Unavailable,
+};
+
+/** The gRPC code of a reason. */
+export function codeOf(reason: Reason): Code {
+  return CODES[reason];
+}
+
+/** A CalqError as the ConnectError the wire carries. */
+export function toConnectError(error: CalqError): ConnectError {
+  const details: ConstructorParameters<typeof ConnectError>[3] = [
+    {
+      desc: ErrorInfoSchema,
+      value: create(ErrorInfoSchema, { reason: error.reason, domain: ERROR_DOMAIN, metadata: { ...error.metadata } }),
+    },
+  ];
+  if (error.field !== undefined) {
+    details.push({
+      desc: BadRequestSchema,
+      value: create(BadRequestSchema, {
+        fieldViolations: [create(BadRequest_FieldViolationSchema, { field: error.field, description: error.message })],
+      }),
+    });
+  }
+  return new ConnectError(error.message, CODES[error.reason], undefined, details);
+}
+
+/**
+ * Any error thrown while serving, as what the caller may see. ConnectErrors
+ * raised by the protocol layer pass through; unexpected errors are logged
+ * with a correlation id and answered INTERNAL with only that id.
+ */
+export function toWireError(error: unknown, log: Logger, method: string): ConnectError {
+  if (error instanceof CalqError) return toConnectError(error);
+  if (error instanceof ConnectError && error.code !== Code.Internal && error.code !== Code.Unknown) return error;
+  const correlationId = randomUUID();
+  log({
+    level: "error",
+    msg: "internal error",
+    method,
+    correlation_id: correlationId,
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
+  return new ConnectError(`internal error; correlation id ${correlationId}`, Code.Internal, undefined, [
+    {
+      desc: ErrorInfoSchema,
+      value: create(ErrorInfoSchema, { reason: "INTERNAL", domain: ERROR_DOMAIN, metadata: { correlation_id: correlationId } }),
+    },
+  ]);
+}

@@ -1,0 +1,59 @@
+/**
+ * Occurrences as contract messages (SPEC §9): instants as Timestamps, local
+ * renderings in the request's zone, and the dates of all-day events in the
+ * calendar's zone, so an all-day event is never shown a day early or late.
+ */
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import {
+  EventOccurrenceSchema,
+  EventStatus,
+  Transparency,
+  WindowRelation,
+  type EventOccurrence,
+} from "../../gen/calq/v1/calendar_service_pb.js";
+import { eventIdOf, recurrenceIdOf, type Occurrence } from "../expand/occurrence.js";
+import { windowRelation, type Window } from "../search/match.js";
+import { formatDate, formatInZone } from "../time/civil.js";
+import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
+
+const RELATIONS = {
+  inside: WindowRelation.INSIDE,
+  crossesStart: WindowRelation.CROSSES_START,
+  crossesEnd: WindowRelation.CROSSES_END,
+  spans: WindowRelation.SPANS,
+  instant: WindowRelation.INSTANT,
+} as const;
+
+const STATUSES = { CONFIRMED: EventStatus.CONFIRMED, TENTATIVE: EventStatus.TENTATIVE, "": EventStatus.UNSPECIFIED } as const;
+
+export interface RenderContext {
+  readonly calendarId: string;
+  readonly calendarZone: ZoneRules;
+  readonly requestZone: ZoneRules;
+  readonly window: Window;
+}
+
+export function occurrenceMessage(occurrence: Occurrence, context: RenderContext): EventOccurrence {
+  const { details, start, end } = occurrence;
+  return create(EventOccurrenceSchema, {
+    eventId: eventIdOf(occurrence),
+    uid: details.uid,
+    recurrenceId: recurrenceIdOf(occurrence),
+    calendarId: context.calendarId,
+    summary: details.summary,
+    location: details.location,
+    startTime: timestampFromMs(start),
+    endTime: timestampFromMs(end),
+    startLocal: formatInZone(start, context.requestZone),
+    endLocal: formatInZone(end, context.requestZone),
+    allDay: details.allDay,
+    startDate: details.allDay ? formatDate(instantToLocal(context.calendarZone, start)) : "",
+    endDateExclusive: details.allDay ? formatDate(instantToLocal(context.calendarZone, end)) : "",
+    eventTimezone: details.eventTimezone,
+    status: STATUSES[details.status],
+    transparency: details.transparent ? Transparency.TRANSPARENT : Transparency.OPAQUE,
+    windowRelation: RELATIONS[windowRelation(occurrence, context.window)],
+    lastModified: details.lastModified === undefined ? undefined : timestampFromMs(details.lastModified),
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * The calq server: loads the configured calendars, then serves
+ * CalendarService over gRPC, gRPC-Web and Connect on one cleartext port.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
+import type { CalqConfig } from "../config/calq-config.js";
+import type { ExpansionLimits } from "../expand/expand-calendar.js";
+import { CursorCodec, type CursorKey } from "../search/cursor.js";
+import { CalendarStore } from "../store/calendar-store.js";
+import { Authenticator } from "./authenticator.js";
+import { calendarService } from "./calendar-service.js";
+import { listenDualProtocol } from "./dual-protocol-listener.js";
+import { toWireError } from "./errors.js";
+import { stderrLogger, type Logger } from "./log.js";
+
+export interface ServerOptions {
+  readonly config: CalqConfig;
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly log?: Logger;
+  readonly now?: () => number;
+  /** Cursor signing keys, first signs; default: from the environment named in config, else one random key. */
+  readonly cursorKeys?: readonly CursorKey[];
+  readonly limits?: (now: number) => ExpansionLimits;
+}
+
+export interface RunningServer {
+  readonly host: string;
+  readonly port: number;
+  readonly store: CalendarStore;
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { config } = options;
+  const log = options.log ?? stderrLogger;
+  const now = options.now ?? Date.now;
+  const lifetimeMs = config.search.cursorLifetimeMinutes * 60_000;
+  const store = new CalendarStore(config.calendars, {
+    retentionMs: lifetimeMs,
+    now,
+    limits: options.limits,
+    onLoadFailure: (calendarId, failure, detail) => log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail }),
+  });
+  await store.loadAll();
+
+  const cursors = new CursorCodec(options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv), lifetimeMs, now);
+  const service = calendarService({
+    store,
+    authenticator: new Authenticator(config),
+    cursors,
+    maxWindowMs: config.search.maxWindowDays * 86_400_000,
+    log,
+    now,
+  });
+  const errorBoundary: Interceptor = (next) => async (request) => {
+    try {
+      return await next(request);
+    } catch (error) {
+      throw toWireError(error, log, request.method.name);
+    }
+  };
+  const handler = connectNodeAdapter({
+    routes: (router) => router.service(CalendarService, service),
+    interceptors: [errorBoundary],
+  });
+  const listener = await listenDualProtocol(handler, options.host ?? "127.0.0.1", options.port ?? 50051);
+  return { host: listener.host, port: listener.port, store, close: (graceMs) => listener.close(graceMs) };
+}
+
+/** Keys named by calq.yaml's search.cursor_key_env, or one random key for this process. */
+function cursorKeysFromEnvironment(names: readonly string[]): CursorKey[] {
+  if (names.length === 0) return [{ id: "k0", secret: randomBytes(32) }];
+  return names.map((name) => {
+    const secret = process.env[name];
+    if (secret === undefined || secret.length < 16) {
+      throw new Error(`cursor key ${name} is not set in the environment or is shorter than 16 characters`);
+    }
+    // The id is a digest of the secret, so a key keeps its id wherever it sits in the list.
+    return { id: createHash("sha256").update(secret).digest("base64url").slice(0, 8), secret: Buffer.from(secret) };
+  });
+}

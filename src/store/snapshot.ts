@@ -1,0 +1,75 @@
+/**
+ * An immutable snapshot of one calendar: its feed read, expanded and indexed
+ * at one moment. Every page of a search reads one snapshot; a reload makes a
+ * new one and never touches the old.
+ */
+import { randomBytes } from "node:crypto";
+import { expandCalendar, type ExpansionLimits } from "../expand/expand-calendar.js";
+import { compareOccurrences, type Occurrence } from "../expand/occurrence.js";
+import type { Diagnostic } from "../ics/diagnostic.js";
+import { parseCalendar } from "../ics/parse-calendar.js";
+import { IntervalIndex } from "../index/interval-index.js";
+import type { SearchableOccurrences } from "../search/search-occurrences.js";
+import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
+import { ianaZone } from "../time/zones.js";
+
+/** Where a calendar's zone came from (SPEC §3: config, else X-WR-TIMEZONE, else UTC). */
+export type ZoneSource = "config" | "feed" | "default";
+
+export interface Snapshot extends SearchableOccurrences {
+  /** Opaque, unique per load. */
+  readonly id: string;
+  readonly calendarId: string;
+  /** The calendar's zone: floating times and all-day days are read in it. */
+  readonly zone: ZoneRules;
+  readonly zoneSource: ZoneSource;
+  /** When the feed text was read (epoch ms). */
+  readonly dataAsOf: number;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly eventCount: number;
+}
+
+export interface SnapshotInput {
+  readonly calendarId: string;
+  /** The zone configured for the calendar, if any (already validated). */
+  readonly configuredZone?: string;
+  readonly limits: ExpansionLimits;
+  readonly readAt: number;
+}
+
+/** Parses, expands and indexes feed text. Throws NotICalendarError for non-iCalendar text. */
+export function buildSnapshot(text: string, input: SnapshotInput): Snapshot {
+  const parsed = parseCalendar(text);
+  const diagnostics = [...parsed.diagnostics];
+  let zone: ZoneRules;
+  let zoneSource: ZoneSource;
+  const configured = input.configuredZone === undefined ? undefined : ianaZone(input.configuredZone);
+  if (configured !== undefined) {
+    zone = configured;
+    zoneSource = "config";
+  } else if (parsed.declaredZone !== undefined) {
+    zone = parsed.declaredZone;
+    zoneSource = "feed";
+  } else {
+    zone = UTC_ZONE;
+    zoneSource = "default";
+    diagnostics.push({
+      code: "NO_CALENDAR_ZONE",
+      message: "neither calq.yaml nor the feed (X-WR-TIMEZONE) gives the calendar a zone; floating times and all-day days are read in UTC",
+    });
+  }
+  const expanded = expandCalendar(parsed.events, zone, input.limits);
+  diagnostics.push(...expanded.diagnostics);
+  const index = new IntervalIndex<Occurrence>(expanded.occurrences, compareOccurrences);
+  return {
+    id: randomBytes(9).toString("base64url"),
+    calendarId: input.calendarId,
+    zone,
+    zoneSource,
+    dataAsOf: input.readAt,
+    diagnostics,
+    eventCount: expanded.eventCount,
+    index,
+    tails: expanded.tails,
+  };
+}

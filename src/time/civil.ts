@@ -1,0 +1,75 @@
+/**
+ * Civil (wall-clock) values as numbers, and their RFC 3339 renderings.
+ *
+ * A local wall time is carried as the epoch-millisecond number its fields
+ * would have in UTC; a date is the local wall time of its midnight.
+ */
+import type { ZoneRules } from "./zone-rules.js";
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+/** The local wall-time number of the given fields (month 1-12). */
+export function civil(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, ms);
+  return date.getTime();
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** True when the fields name a real calendar day (no February 30). */
+export function isValidDate(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leapDay = month === 2 && isLeapYear(year) ? 1 : 0;
+  return day <= DAYS_IN_MONTH[month - 1] + leapDay;
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+function pad(value: number, width = 2): string {
+  return String(value).padStart(width, "0");
+}
+
+/** "YYYY-MM-DD" of a local wall-time number. */
+export function formatDate(local: number): string {
+  const date = new Date(local);
+  return `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
+}
+
+/** "YYYY-MM-DDTHH:MM:SS[.mmm]" of a local wall-time number. */
+export function formatLocalDateTime(local: number): string {
+  const date = new Date(local);
+  const ms = date.getUTCMilliseconds();
+  const fraction = ms === 0 ? "" : `.${pad(ms, 3)}`;
+  return `${formatDate(local)}T${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}${fraction}`;
+}
+
+/**
+ * "+HH:MM" for an offset in milliseconds. Offsets with seconds (local mean
+ * time before about 1912) keep their seconds, "+07:06:30", rather than being
+ * rounded into a different instant.
+ */
+export function formatOffset(offset: number): string {
+  const sign = offset < 0 ? "-" : "+";
+  const total = Math.abs(offset) / 1000;
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  return `${sign}${pad(hours)}:${pad(minutes)}${seconds === 0 ? "" : `:${pad(seconds)}`}`;
+}
+
+/** RFC 3339 rendering of an instant in a zone, e.g. "2026-10-02T09:00:00+07:00". */
+export function formatInZone(instant: number, zone: ZoneRules): string {
+  const offset = zone.offsetAt(instant);
+  return formatLocalDateTime(instant + offset) + formatOffset(offset);
+}
+
+/** RFC 3339 rendering of an instant in UTC, e.g. "2026-10-02T02:00:00Z". */
+export function formatUtc(instant: number): string {
+  return formatLocalDateTime(instant) + "Z";
+}

@@ -1,0 +1,105 @@
+/**
+ * Zone names to zone rules: IANA names through the runtime's time-zone
+ * database, Windows names (as Outlook writes them in TZID) through CLDR's
+ * mapping, and nothing else. Fixed offsets and abbreviations are not zones.
+ */
+import { findIana } from "windows-iana";
+import { TransitionCachedZone, UTC_ZONE, type ZoneRules } from "./zone-rules.js";
+
+const ianaZones = new Map<string, ZoneRules | null>();
+
+/** Names Intl accepts that are not IANA zone names in the sense of SPEC §2. */
+const NOT_A_ZONE_NAME = /^[+\-\d]|^(?:[A-Z]{2,5}|[A-Z]{3}\d[A-Z]{3})$/;
+
+/**
+ * The rules of an IANA zone, or undefined when the name is not one. "UTC" and
+ * its aliases are IANA names. Names are matched as the runtime matches them
+ * (case-insensitively); the returned rules carry the name as given.
+ */
+export function ianaZone(name: string): ZoneRules | undefined {
+  const known = ianaZones.get(name);
+  if (known !== undefined) return known ?? undefined;
+  const zone = loadIanaZone(name);
+  ianaZones.set(name, zone ?? null);
+  return zone;
+}
+
+function loadIanaZone(name: string): ZoneRules | undefined {
+  if (name === "UTC" || name === "Etc/UTC") return UTC_ZONE;
+  if (name.length === 0 || (NOT_A_ZONE_NAME.test(name) && name !== "GMT")) return undefined;
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone: name,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+      era: "short",
+    });
+  } catch {
+    return undefined;
+  }
+  return new TransitionCachedZone(name, (instant) => intlOffsetAt(format, instant));
+}
+
+/** The offset Intl implies at `instant`, to the second. */
+function intlOffsetAt(format: Intl.DateTimeFormat, instant: number): number {
+  let year = 0;
+  let month = 0;
+  let day = 0;
+  let hour = 0;
+  let minute = 0;
+  let second = 0;
+  let beforeCommonEra = false;
+  for (const part of format.formatToParts(instant)) {
+    switch (part.type) {
+      case "year":
+        year = Number(part.value);
+        break;
+      case "month":
+        month = Number(part.value);
+        break;
+      case "day":
+        day = Number(part.value);
+        break;
+      case "hour":
+        hour = Number(part.value);
+        break;
+      case "minute":
+        minute = Number(part.value);
+        break;
+      case "second":
+        second = Number(part.value);
+        break;
+      case "era":
+        beforeCommonEra = part.value === "BC" || part.value === "B";
+        break;
+    }
+  }
+  if (beforeCommonEra) year = 1 - year;
+  const wall = new Date(0);
+  wall.setUTCFullYear(year, month - 1, day);
+  wall.setUTCHours(hour, minute, second, 0);
+  const wholeSecond = Math.floor(instant / 1000) * 1000;
+  return wall.getTime() - wholeSecond;
+}
+
+/**
+ * The IANA zone a Windows zone name stands for (CLDR's territory "001"
+ * choice), e.g. "W. Europe Standard Time" to Europe/Berlin.
+ */
+export function windowsZone(name: string): ZoneRules | undefined {
+  const candidates = findIana(name);
+  if (candidates === undefined || candidates.length === 0) return undefined;
+  const zone = ianaZone(candidates[0]);
+  return zone === undefined ? undefined : renamed(zone, candidates[0]);
+}
+
+function renamed(zone: ZoneRules, name: string): ZoneRules {
+  if (zone.name === name) return zone;
+  return { name, offsetAt: (instant) => zone.offsetAt(instant) };
+}
