@@ -8,6 +8,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import { Duplex } from "node:stream";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -33,6 +34,7 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
 
   const server = net.createServer((socket) => {
     sockets.add(socket);
+    socket.setNoDelay(true);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     let seen = Buffer.alloc(0);
@@ -43,9 +45,13 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
       if (isHttp2 && seen.length < PREFACE.length) return;
       socket.off("data", onData);
       socket.pause();
-      socket.unshift(seen);
-      (isHttp2 ? h2 : h1).emit("connection", socket);
-      socket.resume();
+      if (isHttp2) {
+        h2.emit("connection", replayingStream(socket, seen));
+      } else {
+        socket.unshift(seen);
+        h1.emit("connection", socket);
+        socket.resume();
+      }
     };
     socket.on("data", onData);
   });
@@ -74,4 +80,34 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * The socket as a stream that first replays the bytes already read. The
+ * HTTP/2 server reads a plain socket's handle directly, below any bytes put
+ * back with unshift(), so it gets this stream instead.
+ */
+function replayingStream(socket: net.Socket, consumed: Buffer): Duplex {
+  const stream = new Duplex({
+    read() {
+      socket.resume();
+    },
+    write(chunk, encoding, callback) {
+      socket.write(chunk, encoding, callback);
+    },
+    final(callback) {
+      socket.end(callback);
+    },
+    destroy(error, callback) {
+      socket.destroy(error ?? undefined);
+      callback(error);
+    },
+  });
+  stream.push(consumed);
+  socket.on("data", (chunk) => {
+    if (!stream.push(chunk)) socket.pause();
+  });
+  socket.on("end", () => stream.push(null));
+  socket.on("close", () => stream.destroy());
+  return stream;
 }

@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { NotICalendarError, parseCalendar, parseDuration } from "../../src/ics/parse-calendar.js";
+import { localToInstant } from "../../src/time/zone-rules.js";
+import { ics, vevent } from "../support/test-server.js";
+
+function only(text: string) {
+  const parsed = parseCalendar(text);
+  expect(parsed.events).toHaveLength(1);
+  return parsed.events[0];
+}
+
+describe("reading feed text", () => {
+  it("reads folded lines, escapes, CRLF and a byte-order mark", () => {
+    const text =
+      "\ufeff" +
+      ics(
+        ...vevent(
+          "UID:folded@example.com",
+          "DTSTART:20261002T020000Z",
+          "SUMMARY:Quarterly planning\\, with a very long title that a producer folds",
+          " across two lines",
+        ),
+      );
+    const event = only(text);
+    expect(event.summary).toBe("Quarterly planning, with a very long title that a producer foldsacross two lines");
+    expect(event.uid).toBe("folded@example.com");
+  });
+
+  it("reads LF-only text the same as CRLF", () => {
+    const crlf = ics(...vevent("UID:x", "DTSTART:20261002T020000Z", "SUMMARY:Same"));
+    expect(only(crlf.replace(/\r\n/g, "\n"))).toEqual(only(crlf));
+  });
+
+  it("refuses text that is not iCalendar at all", () => {
+    expect(() => parseCalendar("<!doctype html><html><body>Sign in</body></html>")).toThrow(NotICalendarError);
+    expect(() => parseCalendar("")).toThrow(NotICalendarError);
+  });
+
+  it("reads the feed's X-WR-TIMEZONE as its declared zone", () => {
+    expect(parseCalendar(ics("X-WR-TIMEZONE:Europe/Berlin")).declaredZone?.name).toBe("Europe/Berlin");
+  });
+
+  it("reports an X-WR-TIMEZONE it does not know", () => {
+    const parsed = parseCalendar(ics("X-WR-TIMEZONE:Atlantis/Capital"));
+    expect(parsed.declaredZone).toBeUndefined();
+    expect(parsed.diagnostics.map((diagnostic) => diagnostic.code)).toEqual(["UNKNOWN_CALENDAR_ZONE"]);
+  });
+});
+
+describe("zones of DATE-TIME values", () => {
+  it("maps Outlook's Windows zone names to IANA zones", () => {
+    const berlin = only(ics(...vevent("UID:w", "DTSTART;TZID=W. Europe Standard Time:20261002T090000"))).start;
+    const bangkok = only(ics(...vevent("UID:s", "DTSTART;TZID=SE Asia Standard Time:20261002T090000"))).start;
+    expect(berlin.kind === "date-time" && berlin.zone?.name).toBe("Europe/Berlin");
+    expect(bangkok.kind === "date-time" && bangkok.zone?.name).toBe("Asia/Bangkok");
+  });
+
+  it("uses the feed's own VTIMEZONE when the TZID is neither IANA nor Windows", () => {
+    const text = ics(
+      "BEGIN:VTIMEZONE",
+      "TZID:Custom Office Time",
+      "BEGIN:STANDARD",
+      "DTSTART:19701025T030000",
+      "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU",
+      "TZOFFSETFROM:+0200",
+      "TZOFFSETTO:+0100",
+      "END:STANDARD",
+      "BEGIN:DAYLIGHT",
+      "DTSTART:19700329T020000",
+      "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU",
+      "TZOFFSETFROM:+0100",
+      "TZOFFSETTO:+0200",
+      "END:DAYLIGHT",
+      "END:VTIMEZONE",
+      ...vevent("UID:c", "DTSTART;TZID=Custom Office Time:20260715T090000"),
+      ...vevent("UID:d", "DTSTART;TZID=Custom Office Time:20261215T090000"),
+    );
+    const [summer, winter] = parseCalendar(text).events.map((event) => event.start);
+    if (summer.kind !== "date-time" || winter.kind !== "date-time") throw new Error("expected date-times");
+    expect(summer.zone?.name).toBe("Custom Office Time");
+    expect(localToInstant(summer.zone!, summer.local)).toBe(Date.UTC(2026, 6, 15, 7));
+    expect(localToInstant(winter.zone!, winter.local)).toBe(Date.UTC(2026, 11, 15, 8));
+  });
+
+  it("leaves out an event whose TZID is unknown and says which", () => {
+    const parsed = parseCalendar(
+      ics(...vevent("UID:lost", "DTSTART;TZID=Nowhere Standard Time:20261002T090000"), ...vevent("UID:kept", "DTSTART:20261002T020000Z")),
+    );
+    expect(parsed.events.map((event) => event.uid)).toEqual(["kept"]);
+    expect(parsed.diagnostics).toEqual([
+      expect.objectContaining({ code: "UNKNOWN_TZID", uid: "lost", line: 4 }),
+    ]);
+  });
+
+  it("keeps floating times floating, for the calendar's zone to place", () => {
+    const start = only(ics(...vevent("UID:f", "DTSTART:20261002T090000"))).start;
+    expect(start).toEqual({ kind: "date-time", local: Date.UTC(2026, 9, 2, 9), zone: undefined });
+  });
+});
+
+describe("components that cannot be read", () => {
+  it("leaves out only the broken component, naming its UID and line", () => {
+    const text = ics(
+      ...vevent("UID:before", "DTSTART:20261002T020000Z"),
+      ...vevent("UID:broken", "DTSTART:20261002T020000Z", "THIS LINE HAS NO COLON"),
+      ...vevent("UID:after", "DTSTART:20261003T020000Z"),
+    );
+    const parsed = parseCalendar(text);
+    expect(parsed.events.map((event) => [event.uid, event.line])).toEqual([
+      ["before", 4],
+      ["after", 15],
+    ]);
+    expect(parsed.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid, diagnostic.line])).toEqual([
+      ["UNPARSABLE_TEXT", undefined, undefined],
+      ["UNREADABLE_COMPONENT", "broken", 9],
+    ]);
+  });
+
+  it("leaves out an event with an impossible date", () => {
+    const parsed = parseCalendar(ics(...vevent("UID:feb30", "DTSTART:20260230T090000Z")));
+    expect(parsed.events).toEqual([]);
+    expect(parsed.diagnostics[0]).toMatchObject({ code: "UNREADABLE_COMPONENT", uid: "feb30" });
+  });
+
+  it("leaves out an event without DTSTART", () => {
+    const parsed = parseCalendar(ics(...vevent("UID:nostart", "SUMMARY:When?")));
+    expect(parsed.events).toEqual([]);
+    expect(parsed.diagnostics[0]).toMatchObject({ code: "MISSING_DTSTART", uid: "nostart" });
+  });
+
+  it("derives a stable UID for an event without one, and says so", () => {
+    const text = ics(...vevent("DTSTART:20261002T020000Z", "SUMMARY:Anonymous"));
+    const first = parseCalendar(text);
+    expect(first.events[0].uid).toMatch(/^calq-derived-/);
+    expect(parseCalendar(text).events[0].uid).toBe(first.events[0].uid);
+    expect(first.diagnostics[0].code).toBe("MISSING_UID");
+  });
+});
+
+describe("durations", () => {
+  it("splits nominal days and weeks from exact hours and below", () => {
+    expect(parseDuration("P1D")).toEqual({ days: 1, exactMs: 0 });
+    expect(parseDuration("PT24H")).toEqual({ days: 0, exactMs: 86_400_000 });
+    expect(parseDuration("P1W2DT3H4M5S")).toEqual({ days: 9, exactMs: (3 * 3600 + 4 * 60 + 5) * 1000 });
+    expect(parseDuration("-PT15M")).toEqual({ days: -0, exactMs: -900_000 });
+  });
+
+  it.each(["P", "PT", "1D", "P1H", "PT1D", "P1.5D"])("refuses %j", (text) => {
+    expect(() => parseDuration(text)).toThrow();
+  });
+});

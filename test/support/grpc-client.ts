@@ -1,0 +1,97 @@
+/**
+ * A plain @grpc/grpc-js client for calq, the way any gRPC caller would use
+ * it: protobuf bytes over HTTP/2, errors read from grpc-status-details-bin.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  GetCallerContextRequestSchema,
+  GetCallerContextResponseSchema,
+  ListCalendarsRequestSchema,
+  ListCalendarsResponseSchema,
+  SearchEventsRequestSchema,
+  SearchEventsResponseSchema,
+} from "../../gen/calq/v1/calendar_service_pb.js";
+import { BadRequestSchema, ErrorInfoSchema, type BadRequest, type ErrorInfo } from "../../gen/google/rpc/error_details_pb.js";
+import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
+
+const SERVICE = "/calq.v1.CalendarService";
+
+export class CalqGrpcClient {
+  private readonly client: grpc.Client;
+
+  constructor(address: string, private readonly token?: string) {
+    this.client = new grpc.Client(address, grpc.credentials.createInsecure());
+  }
+
+  searchEvents(request: MessageInitShape<typeof SearchEventsRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call("SearchEvents", SearchEventsRequestSchema, SearchEventsResponseSchema, request, token);
+  }
+
+  listCalendars(token: string | null = this.token ?? null) {
+    return this.call("ListCalendars", ListCalendarsRequestSchema, ListCalendarsResponseSchema, {}, token);
+  }
+
+  getCallerContext(token: string | null = this.token ?? null) {
+    return this.call("GetCallerContext", GetCallerContextRequestSchema, GetCallerContextResponseSchema, {}, token);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private call<I extends DescMessage, O extends DescMessage>(
+    method: string,
+    input: I,
+    output: O,
+    request: MessageInitShape<I>,
+    token: string | null,
+  ): Promise<MessageShape<O>> {
+    const metadata = new grpc.Metadata();
+    if (token !== null) metadata.set("authorization", `Bearer ${token}`);
+    return new Promise((resolve, reject) => {
+      this.client.makeUnaryRequest(
+        `${SERVICE}/${method}`,
+        (value: MessageShape<I>) => Buffer.from(toBinary(input, value)),
+        (bytes: Buffer) => fromBinary(output, bytes),
+        create(input, request),
+        metadata,
+        { deadline: Date.now() + 10_000 },
+        (error, response) => (error ? reject(error) : resolve(response!)),
+      );
+    });
+  }
+}
+
+/** A refusal as a gRPC client sees it. */
+export interface GrpcFailure {
+  readonly code: grpc.status;
+  readonly message: string;
+  readonly errorInfo?: ErrorInfo;
+  readonly badRequest?: BadRequest;
+  /** The raw grpc-status-details-bin trailer. */
+  readonly detailsBin?: Buffer;
+}
+
+/** Awaits a call that must fail, and decodes its status details. */
+export async function failureOf(call: Promise<unknown>): Promise<GrpcFailure> {
+  let error: grpc.ServiceError;
+  try {
+    await call;
+  } catch (caught) {
+    error = caught as grpc.ServiceError;
+    const detailsBin = error.metadata?.get("grpc-status-details-bin")[0] as Buffer | undefined;
+    let errorInfo: ErrorInfo | undefined;
+    let badRequest: BadRequest | undefined;
+    if (detailsBin !== undefined) {
+      for (const detail of fromBinary(StatusSchema, detailsBin).details) {
+        if (detail.typeUrl === "type.googleapis.com/google.rpc.ErrorInfo") errorInfo = fromBinary(ErrorInfoSchema, detail.value);
+        if (detail.typeUrl === "type.googleapis.com/google.rpc.BadRequest") badRequest = fromBinary(BadRequestSchema, detail.value);
+      }
+    }
+    return { code: error.code, message: error.details, errorInfo, badRequest, detailsBin };
+  }
+  throw new Error("the call succeeded, but a failure was expected");
+}
+
+export { grpc };

@@ -1,0 +1,66 @@
+/**
+ * A real calq server on a real loopback port, serving calendars written to a
+ * temporary folder, for end-to-end tests.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseConfig, sha256Hex } from "../../src/config/calq-config.js";
+import type { Logger } from "../../src/server/log.js";
+import { startServer, type RunningServer } from "../../src/server/server.js";
+
+export interface TestServer {
+  readonly server: RunningServer;
+  readonly address: string;
+  readonly baseUrl: string;
+  readonly dir: string;
+  /** Rewrites a calendar file (name without .ics). */
+  writeCalendar(name: string, text: string): void;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Calendar files by name (without .ics). */
+  readonly calendars: Record<string, string>;
+  /** The calq.yaml document, with plain `token` entries turned into digests here. */
+  readonly config: { calendars: unknown[]; principals: { tokens?: string[]; [key: string]: unknown }[]; search?: unknown };
+  readonly now?: () => number;
+  readonly log?: Logger;
+}
+
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), "calq-test-"));
+  const writeCalendar = (name: string, text: string) => writeFileSync(join(dir, `${name}.ics`), text);
+  for (const [name, text] of Object.entries(options.calendars)) writeCalendar(name, text);
+  const document = {
+    ...options.config,
+    principals: options.config.principals.map((principal) => ({
+      ...principal,
+      tokens: (principal.tokens ?? []).map((token) => `sha256:${sha256Hex(token)}`),
+    })),
+  };
+  const config = parseConfig(document, dir);
+  const server = await startServer({ config, port: 0, now: options.now, log: options.log ?? (() => {}) });
+  const address = `127.0.0.1:${server.port}`;
+  return {
+    server,
+    address,
+    baseUrl: `http://${address}`,
+    dir,
+    writeCalendar,
+    async close() {
+      await server.close(100);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Joins ICS lines with CRLF inside a VCALENDAR. */
+export function ics(...lines: string[]): string {
+  return ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//test//EN", ...lines, "END:VCALENDAR", ""].join("\r\n");
+}
+
+/** One VEVENT's lines. */
+export function vevent(...lines: string[]): string[] {
+  return ["BEGIN:VEVENT", "DTSTAMP:20260901T000000Z", ...lines, "END:VEVENT"];
+}
