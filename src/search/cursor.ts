@@ -89,7 +89,7 @@ export class CursorCodec {
     } catch {
       throw invalidCursor();
     }
-    if (payload.v !== 1 || payload.b !== bindingDigest(binding)) throw invalidCursor();
+    if (!isPayload(payload) || payload.b !== bindingDigest(binding)) throw invalidCursor();
     if (this.now() - payload.t > this.lifetimeMs) {
       throw new CalqError(
         "CURSOR_EXPIRED",
@@ -98,6 +98,12 @@ export class CursorCodec {
     }
     return { snapshotId: payload.s, position: { start: payload.p, eventId: payload.e }, searchStartedAt: payload.t };
   }
+}
+
+function isPayload(value: unknown): value is Payload {
+  if (typeof value !== "object" || value === null) return false;
+  const { v, b, s, p, e, t } = value as Record<string, unknown>;
+  return v === 1 && typeof b === "string" && typeof s === "string" && typeof e === "string" && Number.isFinite(p) && Number.isFinite(t);
 }
 
 function sign(key: CursorKey, body: string): string {

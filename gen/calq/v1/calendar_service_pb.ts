@@ -100,11 +100,13 @@ export type SearchEventsRequest = Message<"calq.v1.SearchEventsRequest"> & {
 
   /**
    * Empty for the first page. For a later page, the `next_cursor` of the
-   * previous response, sent with every other field exactly as on the first
-   * page (the same calendar_id, start, end_exclusive, timezone, match_mode and
-   * limit) by the same caller; anything else is INVALID_CURSOR. A cursor
-   * lives 15 minutes from the first page (configurable); after that,
-   * CURSOR_EXPIRED: search again from the first page.
+   * previous response, sent by the same caller with every other field as on
+   * the first page: the same calendar_id, a window naming the same instants,
+   * the same timezone, match_mode and limit. Anything else, or a cursor that
+   * was altered, is INVALID_CURSOR. A cursor is honoured for 15 minutes
+   * (configurable) from the search's first page; after that, or once the
+   * snapshot it reads is no longer kept, CURSOR_EXPIRED: search again from
+   * the first page.
    *
    * @generated from field: string cursor = 7;
    */
