@@ -124,7 +124,7 @@ export function parseConfig(document: unknown, baseDirectory: string, label = "c
       ),
     };
   });
-  unique(calendars.map((calendar) => calendar.id), `${label}: calendar id`);
+  unique(calendars.map((calendar) => calendar.id), label, "calendar id");
   if (calendars.some((calendar) => calendar.id === "primary")) {
     throw new ConfigError(`${label}: "primary" is reserved and cannot be a calendar id`);
   }
@@ -153,8 +153,8 @@ export function parseConfig(document: unknown, baseDirectory: string, label = "c
     });
     return { id, primary, timezone: optionalZone(item.timezone, `${where} (${id}).timezone`), tokenDigests, capabilities };
   });
-  unique(principals.map((principal) => principal.id), `${label}: principal id`);
-  unique(principals.flatMap((principal) => principal.tokenDigests), `${label}: token digest`);
+  unique(principals.map((principal) => principal.id), label, "principal id");
+  unique(principals.flatMap((principal) => principal.tokenDigests), label, "token (two principals share one)");
   const principalIds = new Set(principals.map((principal) => principal.id));
   for (const calendar of calendars) {
     for (const reader of calendar.readers) {
@@ -219,10 +219,10 @@ function positiveNumber(value: unknown, where: string): number {
   return value;
 }
 
-function unique(values: string[], what: string): void {
+function unique(values: string[], label: string, what: string): void {
   const seen = new Set<string>();
   for (const value of values) {
-    if (seen.has(value)) throw new ConfigError(`duplicate ${what} "${value}"`);
+    if (seen.has(value)) throw new ConfigError(`${label}: duplicate ${what} "${value}"`);
     seen.add(value);
   }
 }

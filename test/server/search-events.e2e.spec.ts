@@ -187,6 +187,24 @@ describe("SearchEvents over gRPC", () => {
     expect(fresh.events.map((event) => event.summary)).toContain("Added later");
   });
 
+  it("serves the last good snapshot marked stale when a reload fails", async () => {
+    const before = await client.searchEvents(friday("2026-10-02", "2026-10-03"));
+    served.writeCalendar("work", "<html>upstream error</html>");
+    expect(await served.server.store.reload("work")).toBe(false);
+    try {
+      const after = await client.searchEvents(friday("2026-10-02", "2026-10-03"));
+      expect(after.stale).toBe(true);
+      expect(after.snapshotId).toBe(before.snapshotId);
+      expect(after.events.map((event) => event.eventId)).toEqual(before.events.map((event) => event.eventId));
+      const listed = await client.listCalendars();
+      expect(listed.calendars.find((calendar) => calendar.id === "work")?.stale).toBe(true);
+    } finally {
+      served.writeCalendar("work", workCalendar());
+      await served.server.store.reload("work");
+    }
+    expect((await client.searchEvents(friday("2026-10-02", "2026-10-03"))).stale).toBe(false);
+  });
+
   it("expires cursors after their lifetime: CURSOR_EXPIRED", async () => {
     const request = { ...friday("2026-09-01", "2026-11-01"), limit: 3 };
     const first = await client.searchEvents(request);

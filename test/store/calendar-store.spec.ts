@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CalendarStore, type LoadFailure } from "../../src/store/calendar-store.js";
+import { ics, vevent } from "../support/test-server.js";
+
+const MINUTE = 60_000;
+let dir: string;
+let clock: number;
+let failures: [string, LoadFailure, string][];
+
+function store(): CalendarStore {
+  return new CalendarStore([{ id: "work", source: join(dir, "work.ics"), name: "work", readers: [] }], {
+    retentionMs: 15 * MINUTE,
+    now: () => clock,
+    onLoadFailure: (...failure) => failures.push(failure),
+  });
+}
+
+const feed = (summary: string) => ics(...vevent("UID:e", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", `SUMMARY:${summary}`));
+const summaries = (calendars: CalendarStore) => calendars.view("work")!.snapshot!.index.items.map((occurrence) => occurrence.details.summary);
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "calq-store-"));
+  clock = Date.UTC(2026, 9, 1);
+  failures = [];
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("calendar store", () => {
+  it("leaves a calendar whose source cannot be read unloaded, and says why to the operator only", async () => {
+    const calendars = store();
+    expect(await calendars.reload("work")).toBe(false);
+    expect(calendars.view("work")).toMatchObject({ stale: false, lastFailure: "unreadable_source" });
+    expect(calendars.view("work")!.snapshot).toBeUndefined();
+    expect(failures[0][1]).toBe("unreadable_source");
+  });
+
+  it("swaps in a new snapshot on reload and keeps the old one readable by id", async () => {
+    writeFileSync(join(dir, "work.ics"), feed("old"));
+    const calendars = store();
+    await calendars.reload("work");
+    const old = calendars.view("work")!.snapshot!;
+    writeFileSync(join(dir, "work.ics"), feed("new"));
+    clock += MINUTE;
+    expect(await calendars.reload("work")).toBe(true);
+    expect(summaries(calendars)).toEqual(["new"]);
+    expect(calendars.snapshot("work", old.id)).toBe(old);
+    expect(old.index.items[0].details.summary).toBe("old");
+  });
+
+  it("forgets replaced snapshots once the cursor lifetime has passed", async () => {
+    writeFileSync(join(dir, "work.ics"), feed("old"));
+    const calendars = store();
+    await calendars.reload("work");
+    const old = calendars.view("work")!.snapshot!;
+    await calendars.reload("work");
+    clock += 15 * MINUTE;
+    expect(calendars.snapshot("work", old.id)).toBe(old);
+    clock += 1;
+    expect(calendars.snapshot("work", old.id)).toBeUndefined();
+  });
+
+  it("keeps the last good snapshot and marks the calendar stale when a reload fails", async () => {
+    writeFileSync(join(dir, "work.ics"), feed("good"));
+    const calendars = store();
+    await calendars.reload("work");
+    const good = calendars.view("work")!.snapshot!;
+
+    writeFileSync(join(dir, "work.ics"), "<html>502 Bad Gateway</html>");
+    expect(await calendars.reload("work")).toBe(false);
+    expect(calendars.view("work")).toMatchObject({ stale: true, lastFailure: "not_icalendar" });
+    expect(calendars.view("work")!.snapshot).toBe(good);
+
+    unlinkSync(join(dir, "work.ics"));
+    expect(await calendars.reload("work")).toBe(false);
+    expect(calendars.view("work")).toMatchObject({ stale: true, lastFailure: "unreadable_source" });
+    expect(calendars.view("work")!.snapshot).toBe(good);
+
+    writeFileSync(join(dir, "work.ics"), feed("recovered"));
+    expect(await calendars.reload("work")).toBe(true);
+    expect(calendars.view("work")!.stale).toBe(false);
+    expect(calendars.view("work")!.lastFailure).toBeUndefined();
+    expect(summaries(calendars)).toEqual(["recovered"]);
+  });
+});
