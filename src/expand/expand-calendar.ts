@@ -12,11 +12,11 @@
 import { createHash } from "node:crypto";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
-import { DAY_MS } from "../time/civil.js";
+import { DAY_MS, floorTo } from "../time/civil.js";
 import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
 import { RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
-import { Budget, Series, endOf, type FutureOverride, type Length, type RdateSlot, type Shape } from "./series.js";
+import { Budget, Series, endOf, intervalAt, type FutureOverride, type Length, type RdateSlot, type Shape } from "./series.js";
 
 /** Bounds on expansion work. */
 export interface ExpansionLimits {
@@ -156,7 +156,7 @@ class CalendarExpansion {
     this.eventCount++;
     if (!recurring) {
       // An override of a single event's only slot replaces it.
-      const start = localToInstant(shape.zone, master.start.local);
+      const { start, end } = intervalAt(shape, master.start.local);
       const ownSlot = shape.allDay ? master.start.local : start;
       let replaced = false;
       for (const override of overrides) {
@@ -164,12 +164,12 @@ class CalendarExpansion {
         this.guard(override, () => this.addOverride(override, shape));
       }
       if (master.status === "CANCELLED" || replaced) return;
-      this.occurrences.push({ start, end: endOf(shape, start), slot: start, details });
+      this.occurrences.push({ start, end, slot: start, details });
       return;
     }
     const series = this.buildSeries(master, shape, details, overrides);
     for (const override of overrides) this.guard(override, () => this.addOverride(override, shape));
-    if (master.status === "CANCELLED" || series === undefined) return;
+    if (master.status === "CANCELLED") return;
     this.materialise(series, master);
   }
 
@@ -178,7 +178,7 @@ class CalendarExpansion {
     shape: Shape,
     details: EventDetails,
     overrides: readonly EventComponent[],
-  ): Series | undefined {
+  ): Series {
     const zone = shape.zone;
     const startLocal = master.start.local;
     const rules = this.readRules(master, master.rrules, shape, "RRULE");
@@ -217,8 +217,8 @@ class CalendarExpansion {
         const overrideShape = this.shapeOf(override);
         const slotInstant = shape.allDay ? localToInstant(zone, slotKey) : slotKey;
         const shift = shape.allDay
-          ? Math.round((override.start.local - slotKey) / DAY_MS)
-          : this.instantOf(override.start) - slotKey;
+          ? override.start.local - slotKey
+          : instantToLocal(zone, this.instantOf(override.start)) - instantToLocal(zone, slotKey);
         futures.push({
           slotInstant,
           shift,
@@ -231,7 +231,7 @@ class CalendarExpansion {
       }
     }
     futures.sort((a, b) => a.slotInstant - b.slotInstant);
-    if (rules.length === 0 && rdates.length === 0) return undefined;
+    // With every rule refused, the series still holds its DTSTART.
     return new Series({ shape, details, startLocal, rules, exrules, rdates, exdates, exdateDays, overridden, futures });
   }
 
@@ -284,9 +284,8 @@ class CalendarExpansion {
     const shape = this.shapeOf(override);
     const details = this.detailsOf(override, shape, true);
     const slot = this.slotKeyOf(override.recurrenceId!, masterShape ?? shape);
-    const start = localToInstant(shape.zone, override.start.local);
     this.eventCount++;
-    this.occurrences.push({ start, end: endOf(shape, start), slot, details });
+    this.occurrences.push({ ...intervalAt(shape, override.start.local), slot, details });
   }
 
   /** The slot key of a RECURRENCE-ID: an instant, or a local date for all-day series. */
@@ -321,8 +320,8 @@ class CalendarExpansion {
       length = allDay ? { kind: "nominal", days: 1, exactMs: 0 } : { kind: "exact", ms: 0 };
     }
     const shape: Shape = { allDay, zone, length };
-    const startInstant = localToInstant(zone, start.local);
-    if (endOf(shape, startInstant) < startInstant) {
+    const interval = intervalAt(shape, start.local);
+    if (interval.end < interval.start) {
       throw new ComponentRefused("END_BEFORE_START", "the event ends before it starts; it was left out");
     }
     return shape;
@@ -354,7 +353,7 @@ function lengthOfDuration(duration: IcsDuration): Length {
 }
 
 function dayOf(local: number): number {
-  return local - (((local % DAY_MS) + DAY_MS) % DAY_MS);
+  return floorTo(local, DAY_MS);
 }
 
 /** A short, stable, URL-safe digest of a UID (96 bits). */

@@ -17,11 +17,14 @@
  */
 import rrule from "rrule";
 import type { Options } from "rrule";
-import { DAY_MS, HOUR_MS, MINUTE_MS, civil } from "../time/civil.js";
+import { DAY_MS, HOUR_MS, MINUTE_MS, civil, floorTo } from "../time/civil.js";
 import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
 import type { RecurValue } from "../ics/parse-calendar.js";
 
 const { RRule } = rrule;
+
+/** Where a rule is tried before use: rrule stops by itself at the end of 9999. */
+const PROBE_FROM = Date.UTC(9960, 0, 1);
 
 /** Dates one period of a rule may produce before the rule is refused. */
 const MAX_DATES_PER_PERIOD = 10_000;
@@ -29,7 +32,7 @@ const MAX_DATES_PER_PERIOD = 10_000;
 /** Why a rule cannot be expanded. */
 export class RuleRefused extends Error {
   constructor(
-    readonly code: "UNREADABLE_RRULE" | "RRULE_TOO_EXPENSIVE",
+    readonly code: "UNREADABLE_RRULE" | "RRULE_TOO_EXPENSIVE" | "RRULE_NEVER_MATCHES",
     message: string,
   ) {
     super(message);
@@ -118,6 +121,28 @@ export class RecurrenceRule {
     if (options.bysecond === null && freq < RRule.SECONDLY) options.bysecond = [start.getUTCSeconds()];
     this.options = options;
     checkCost(options);
+    this.checkMatchesSomeDate();
+  }
+
+  /**
+   * Refuses a rule that never produces a date (BYMONTH=2;BYMONTHDAY=30, a
+   * BYSETPOS past the end of every period, an INTERVAL that never meets its
+   * BYDAY). rrule would search such a rule up to the year 9999 before giving
+   * up, so the rule is tried once, moved to the last decades rrule can
+   * represent, where that search ends by itself within a few dozen years.
+   * A rule that produces nothing in that span is of no use to a calendar.
+   */
+  private checkMatchesSomeDate(): void {
+    const anchor = this.fastForward(PROBE_FROM);
+    const rule = new RRule({ ...this.options, count: null, until: null, dtstart: new Date(anchor) }, true);
+    let matched = false;
+    rule.all(() => {
+      matched = true;
+      return false;
+    });
+    if (!matched) {
+      throw new RuleRefused("RRULE_NEVER_MATCHES", "RRULE produces no date (its BY parts never meet); it was not expanded");
+    }
   }
 
   /**
@@ -127,7 +152,11 @@ export class RecurrenceRule {
   each(fromLocal: number, toLocal: number, visit: (local: number) => boolean): void {
     if (toLocal <= fromLocal) return;
     const anchor = this.count === undefined ? this.fastForward(fromLocal) : this.startLocal;
-    const rule = new RRule({ ...this.options, dtstart: new Date(anchor) }, true);
+    // rrule stops only past UNTIL or on a date beyond the range; a rule that
+    // never matches again (BYMONTH=2;BYMONTHDAY=30) would run to year 9999,
+    // so the range's end is always an UNTIL too.
+    const until = Math.min(this.untilLocal ?? Infinity, toLocal - 1);
+    const rule = new RRule({ ...this.options, dtstart: new Date(anchor), until: new Date(until) }, true);
     const lowest = Math.max(fromLocal, this.startLocal);
     rule.between(new Date(lowest), new Date(toLocal), true, (date) => {
       const local = date.getTime();
@@ -158,7 +187,7 @@ export class RecurrenceRule {
         return weekStart + wholePeriods(weeks, interval) * 7 * DAY_MS;
       }
       case RRule.DAILY: {
-        const dayStart = this.startLocal - (this.startLocal % DAY_MS);
+        const dayStart = floorTo(this.startLocal, DAY_MS);
         return dayStart + wholePeriods(Math.floor((target - dayStart) / DAY_MS), interval) * DAY_MS;
       }
       case RRule.HOURLY:
@@ -172,7 +201,7 @@ export class RecurrenceRule {
 
   /** Midnight of the first day of the week (by WKST) holding `local`. */
   private weekStart(local: number): number {
-    const day = local - (local % DAY_MS);
+    const day = floorTo(local, DAY_MS);
     const weekday = (new Date(day).getUTCDay() + 6) % 7;
     const wkst = Number(this.options.wkst ?? 0);
     return day - ((weekday - wkst + 7) % 7) * DAY_MS;
@@ -185,7 +214,7 @@ function wholePeriods(periods: number, interval: number): number {
 }
 
 function fixedPeriodStart(startLocal: number, target: number, periodMs: number, interval: number): number {
-  const periodStart = startLocal - (startLocal % periodMs);
+  const periodStart = floorTo(startLocal, periodMs);
   return periodStart + wholePeriods(Math.floor((target - periodStart) / periodMs), interval) * periodMs;
 }
 

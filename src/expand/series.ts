@@ -8,10 +8,13 @@
  * time in a fold takes the earlier instant). All-day series live in the
  * calendar's zone, one slot per local date.
  */
-import { DAY_MS } from "../time/civil.js";
+import { DAY_MS, floorTo } from "../time/civil.js";
 import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
 import type { RecurrenceRule } from "./recurrence-rule.js";
+
+/** Slots are never looked for past this wall time: nothing after 2200 can be asked for. */
+const LAST_LOCAL_CONSIDERED = Date.UTC(2200, 0, 3);
 
 /** How long an occurrence lasts. */
 export type Length =
@@ -27,13 +30,21 @@ export interface Shape {
   readonly length: Length;
 }
 
-/** The start and end instants of an occurrence beginning at local wall time `local`. */
+/**
+ * The start and end instants of an occurrence beginning at local wall time
+ * `local`. An all-day occurrence ends at the start of its end date, even when
+ * its own day started late (a DST jump at midnight).
+ */
 export function intervalAt(shape: Shape, local: number): { start: number; end: number } {
   const start = localToInstant(shape.zone, local);
+  const { length } = shape;
+  if (shape.allDay && length.kind === "nominal") {
+    return { start, end: localToInstant(shape.zone, local + length.days * DAY_MS) + length.exactMs };
+  }
   return { start, end: endOf(shape, start) };
 }
 
-/** The end of an occurrence of `shape` that starts at instant `start`. */
+/** The end of a timed occurrence of `shape` that starts at instant `start`. */
 export function endOf(shape: Shape, start: number): number {
   const { length } = shape;
   if (length.kind === "exact") return start + length.ms;
@@ -58,7 +69,10 @@ export interface RdateSlot {
 export interface FutureOverride {
   /** The overridden slot's instant. */
   readonly slotInstant: number;
-  /** Shift of each later start: milliseconds for timed series, days for all-day ones. */
+  /**
+   * Shift of each later start in wall-clock milliseconds: a series moved from
+   * Saturday 09:00 to Sunday 09:00 stays at 09:00 across a DST change.
+   */
   readonly shift: number;
   readonly shape: Shape;
   readonly details: EventDetails;
@@ -121,9 +135,9 @@ export class Series {
       if (rdate.end !== undefined) behind = Math.max(behind, rdate.end - localToInstant(zone, rdate.local));
     }
     for (const future of futures) {
-      const shiftMs = shape.allDay ? future.shift * 25 * 3_600_000 : future.shift;
-      behind = Math.max(behind, maxLengthMs(future.shape) + Math.max(0, shiftMs));
-      ahead = Math.max(ahead, -Math.min(0, shape.allDay ? (future.shift - 1) * 25 * 3_600_000 : shiftMs));
+      // A wall-clock shift may differ from elapsed time by a DST change; a day covers any.
+      behind = Math.max(behind, maxLengthMs(future.shape) + Math.max(0, future.shift) + DAY_MS);
+      ahead = Math.max(ahead, Math.max(0, -future.shift) + DAY_MS);
     }
     this.reachBehind = behind;
     this.reachAhead = ahead;
@@ -141,7 +155,7 @@ export class Series {
         last = Math.max(last, localToInstant(shape.zone, rule.untilLocal));
       } else if (rule.count !== undefined && rule.count <= 100_000) {
         let lastLocal = startLocal;
-        rule.each(startLocal, Number.MAX_SAFE_INTEGER / 2, (local) => {
+        rule.each(startLocal, LAST_LOCAL_CONSIDERED, (local) => {
           lastLocal = local;
           return true;
         });
@@ -182,6 +196,9 @@ export class Series {
       let produced = 0;
       rule.each(fromLocal, toLocal, (local) => {
         if (local >= stopLocal) return false;
+        // The local range has a day's margin for zone offsets; only slots
+        // inside [from, to) count against the cap.
+        if (localToInstant(zone, local) < from) return true;
         if (budget !== undefined && !budget.allows()) {
           cut = "budget";
           stopLocal = Math.min(stopLocal, local);
@@ -230,7 +247,7 @@ export class Series {
     const { shape, exdates, exdateDays, overridden } = this.parts;
     const key = shape.allDay ? local : slotInstant;
     if (exdates.has(key) || overridden.has(key)) return true;
-    return exdateDays.size > 0 && exdateDays.has(local - (local % DAY_MS));
+    return exdateDays.size > 0 && exdateDays.has(floorTo(local, DAY_MS));
   }
 
   private occurrenceOf(local: number, slotInstant: number, periodEnd: number | undefined): Occurrence | undefined {
@@ -238,15 +255,13 @@ export class Series {
     const slot = shape.allDay ? local : slotInstant;
     const future = latestFuture(futures, slotInstant);
     if (future === undefined) {
-      const start = localToInstant(shape.zone, local);
-      return { start, end: periodEnd ?? endOf(shape, start), slot, details };
+      const { start, end } = intervalAt(shape, local);
+      return { start, end: periodEnd ?? end, slot, details };
     }
     if (future.cancelled) return undefined;
-    if (shape.allDay) {
-      const start = localToInstant(future.shape.zone, local + future.shift * DAY_MS);
-      return { start, end: endOf(future.shape, start), slot, details: future.details };
-    }
-    const start = slotInstant + future.shift;
+    const moved = local + future.shift;
+    if (shape.allDay) return { ...intervalAt(future.shape, moved), slot, details: future.details };
+    const start = localToInstant(shape.zone, moved);
     return { start, end: endOf(future.shape, start), slot, details: future.details };
   }
 }

@@ -35,6 +35,8 @@ export type DiagnosticCode =
   | "UNREADABLE_RRULE"
   /** A recurrence rule would generate too many dates per period; it was not expanded. */
   | "RRULE_TOO_EXPENSIVE"
+  /** A recurrence rule never produces a date; it was not expanded. */
+  | "RRULE_NEVER_MATCHES"
   /** A series reached its cap of occurrences; later ones were cut. */
   | "SERIES_CAPPED"
   /** The feed's expansion time budget ran out; the remaining series were cut. */

@@ -10,6 +10,11 @@ export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
+/** `value` rounded down to a multiple of `unit` (also before 1970, where `%` is negative). */
+export function floorTo(value: number, unit: number): number {
+  return value - (((value % unit) + unit) % unit);
+}
+
 /** The local wall-time number of the given fields (month 1-12). */
 export function civil(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
   const date = new Date(0);
