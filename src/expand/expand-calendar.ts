@@ -15,7 +15,7 @@ import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar
 import { DAY_MS, floorTo } from "../time/civil.js";
 import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
-import { RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
+import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
 import { Budget, Series, endOf, intervalAt, type FutureOverride, type Length, type RdateSlot, type Shape } from "./series.js";
 
 /** Bounds on expansion work. */
@@ -31,11 +31,13 @@ export interface ExpansionLimits {
 
 /**
  * Expands, on demand, the slots of one series that were not materialised.
- * `collect` appends every occurrence whose slot lies outside the materialised
+ * `collect` appends occurrences whose slot lies outside the materialised
  * range and that may meet [start, endExclusive); callers filter exactly.
+ * Every such occurrence starting at or after `startingFrom` is included up to
+ * the `wanted`-th one in start order; later ones may be missing.
  */
 export interface SeriesTail {
-  collect(start: number, endExclusive: number, out: Occurrence[]): void;
+  collect(start: number, endExclusive: number, startingFrom: number, wanted: number, out: Occurrence[]): void;
 }
 
 /** A feed's occurrences, ready to index. */
@@ -239,7 +241,16 @@ class CalendarExpansion {
     const rules: RecurrenceRule[] = [];
     for (const value of values) {
       try {
-        rules.push(new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay));
+        const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay);
+        rules.push(rule);
+        if (rule.countCut) {
+          this.diagnostics.push({
+            code: "SERIES_CAPPED",
+            message: `${name} COUNT is above ${MAX_COUNTED}; only its first ${MAX_COUNTED} dates are used`,
+            uid: master.uid,
+            line: master.line,
+          });
+        }
       } catch (error) {
         if (!(error instanceof RuleRefused)) throw error;
         const message = name === "RRULE" ? error.message : error.message.replace("RRULE", "EXRULE");
@@ -269,11 +280,14 @@ class CalendarExpansion {
     const indexedFrom = hotStart;
     if (series.firstSlot >= indexedFrom && series.lastSlot < indexedTo) return;
     this.tails.push({
-      collect(start, endExclusive, out) {
-        const from = start - series.reachBehind;
+      collect(start, endExclusive, startingFrom, wanted, out) {
+        // Slots whose occurrence may end after `start` and start after `startingFrom`...
+        const from = Math.max(start, startingFrom) - series.reachBehind;
         const to = endExclusive + series.reachAhead;
-        if (from < indexedFrom) series.expand(from, Math.min(to, indexedFrom), cap, undefined, out);
-        if (to > indexedTo) series.expand(Math.max(from, indexedTo), to, cap, undefined, out);
+        // ...of which those from here on surely start at or after both.
+        const enough = { threshold: Math.max(start, startingFrom) + series.reachAhead, count: wanted };
+        if (from < indexedFrom) series.expand(from, Math.min(to, indexedFrom), cap, undefined, out, enough);
+        if (to > indexedTo) series.expand(Math.max(from, indexedTo), to, cap, undefined, out, enough);
       },
     });
   }

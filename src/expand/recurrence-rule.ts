@@ -26,6 +26,9 @@ const { RRule } = rrule;
 /** Where a rule is tried before use: rrule stops by itself at the end of 9999. */
 const PROBE_FROM = Date.UTC(9960, 0, 1);
 
+/** A COUNT above this is cut there (reported as a capped series). */
+export const MAX_COUNTED = 100_000;
+
 /** Dates one period of a rule may produce before the rule is refused. */
 const MAX_DATES_PER_PERIOD = 10_000;
 
@@ -53,11 +56,13 @@ const WEEKDAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
 
 /** A readable, affordable recurrence rule anchored at a DTSTART. */
 export class RecurrenceRule {
-  /** True when the rule has COUNT or UNTIL. */
-  readonly bounded: boolean;
-  /** UNTIL as a local wall time, if any. */
-  readonly untilLocal: number | undefined;
-  readonly count: number | undefined;
+  /**
+   * The last local wall time the rule may produce: its UNTIL, or its
+   * COUNT-th date; undefined for a rule without end.
+   */
+  readonly lastLocal: number | undefined;
+  /** True when COUNT is above MAX_COUNTED and the rule was cut at that many dates. */
+  readonly countCut: boolean;
   private readonly options: Partial<Options>;
 
   /**
@@ -78,19 +83,18 @@ export class RecurrenceRule {
     if (!Number.isInteger(interval) || interval < 1) {
       throw new RuleRefused("UNREADABLE_RRULE", "RRULE INTERVAL must be a positive integer");
     }
-    this.count = value.count === undefined ? undefined : Number(value.count);
-    if (this.count !== undefined && (!Number.isInteger(this.count) || this.count < 1)) {
+    const count = value.count === undefined ? undefined : Number(value.count);
+    if (count !== undefined && (!Number.isInteger(count) || count < 1)) {
       throw new RuleRefused("UNREADABLE_RRULE", "RRULE COUNT must be a positive integer");
     }
-    this.untilLocal = value.until === undefined ? undefined : untilAsLocal(String(value.until), zone, allDay);
-    this.bounded = this.count !== undefined || this.untilLocal !== undefined;
+    const untilLocal = value.until === undefined ? undefined : untilAsLocal(String(value.until), zone, allDay);
 
     const start = new Date(startLocal);
     const options: Partial<Options> = {
       freq,
       interval,
-      count: this.count ?? null,
-      until: this.untilLocal === undefined ? null : new Date(this.untilLocal),
+      count: null,
+      until: null,
       wkst: value.wkst === undefined ? 0 : icalWeekdayToRrule(value.wkst),
       bysetpos: numbers(value.bysetpos),
       bymonth: numbers(value.bymonth),
@@ -122,6 +126,22 @@ export class RecurrenceRule {
     this.options = options;
     checkCost(options);
     this.checkMatchesSomeDate();
+    // COUNT is turned into the date it ends on, so that every range can be
+    // iterated from near its start (fast-forward) like any other rule.
+    this.countCut = count !== undefined && count > MAX_COUNTED;
+    const countEnd = count === undefined ? undefined : this.countedEnd(Math.min(count, MAX_COUNTED));
+    this.lastLocal = countEnd === undefined ? untilLocal : Math.min(countEnd, untilLocal ?? Infinity);
+  }
+
+  /** The local wall time of the rule's `count`-th date from DTSTART. */
+  private countedEnd(count: number): number {
+    let last = this.startLocal;
+    const rule = new RRule({ ...this.options, count, dtstart: new Date(this.startLocal) }, true);
+    rule.all((date) => {
+      last = date.getTime();
+      return true;
+    });
+    return last;
   }
 
   /**
@@ -150,12 +170,9 @@ export class RecurrenceRule {
    * until `visit` returns false. Dates before DTSTART are never produced.
    */
   each(fromLocal: number, toLocal: number, visit: (local: number) => boolean): void {
-    if (toLocal <= fromLocal) return;
-    const anchor = this.count === undefined ? this.fastForward(fromLocal) : this.startLocal;
-    // rrule stops only past UNTIL or on a date beyond the range; a rule that
-    // never matches again (BYMONTH=2;BYMONTHDAY=30) would run to year 9999,
-    // so the range's end is always an UNTIL too.
-    const until = Math.min(this.untilLocal ?? Infinity, toLocal - 1);
+    const until = Math.min(this.lastLocal ?? Infinity, toLocal - 1);
+    if (until < fromLocal) return;
+    const anchor = this.fastForward(fromLocal);
     const rule = new RRule({ ...this.options, dtstart: new Date(anchor), until: new Date(until) }, true);
     const lowest = Math.max(fromLocal, this.startLocal);
     rule.between(new Date(lowest), new Date(toLocal), true, (date) => {
@@ -169,7 +186,7 @@ export class RecurrenceRule {
   private fastForward(target: number): number {
     const start = new Date(this.startLocal);
     const interval = this.options.interval ?? 1;
-    if (target - this.startLocal < 400 * DAY_MS) return this.startLocal;
+    if (target <= this.startLocal) return this.startLocal;
     switch (this.options.freq) {
       case RRule.YEARLY: {
         const years = new Date(target).getUTCFullYear() - start.getUTCFullYear();

@@ -13,9 +13,6 @@ import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rul
 import type { EventDetails, Occurrence } from "./occurrence.js";
 import type { RecurrenceRule } from "./recurrence-rule.js";
 
-/** Slots are never looked for past this wall time: nothing after 2200 can be asked for. */
-const LAST_LOCAL_CONSIDERED = Date.UTC(2200, 0, 3);
-
 /** How long an occurrence lasts. */
 export type Length =
   | { readonly kind: "exact"; readonly ms: number }
@@ -77,6 +74,16 @@ export interface FutureOverride {
   readonly shape: Shape;
   readonly details: EventDetails;
   readonly cancelled: boolean;
+}
+
+/**
+ * Lets one range expansion stop early: each rule stops after `count` slots at
+ * or after `threshold`. The occurrences returned are then exact up to the
+ * `count`-th slot at or after `threshold`, which is all a page needs.
+ */
+export interface EarlyStop {
+  readonly threshold: number;
+  readonly count: number;
 }
 
 /** What cut an expansion short, if anything. */
@@ -151,18 +158,8 @@ export class Series {
     const { rules, shape, startLocal } = this.parts;
     let last = Math.max(localToInstant(shape.zone, startLocal), ...rdateInstants);
     for (const rule of rules) {
-      if (rule.untilLocal !== undefined) {
-        last = Math.max(last, localToInstant(shape.zone, rule.untilLocal));
-      } else if (rule.count !== undefined && rule.count <= 100_000) {
-        let lastLocal = startLocal;
-        rule.each(startLocal, LAST_LOCAL_CONSIDERED, (local) => {
-          lastLocal = local;
-          return true;
-        });
-        last = Math.max(last, localToInstant(shape.zone, lastLocal));
-      } else {
-        return Infinity;
-      }
+      if (rule.lastLocal === undefined) return Infinity;
+      last = Math.max(last, localToInstant(shape.zone, rule.lastLocal));
     }
     return last;
   }
@@ -172,7 +169,14 @@ export class Series {
    * of them, in slot order. Returns what cut the expansion short and, when
    * cut, the first slot instant not expanded (everything before it is exact).
    */
-  expand(from: number, to: number, cap: number, budget: Budget | undefined, out: Occurrence[]): { cut: Cut; resumeAt: number } {
+  expand(
+    from: number,
+    to: number,
+    cap: number,
+    budget: Budget | undefined,
+    out: Occurrence[],
+    enough?: EarlyStop,
+  ): { cut: Cut; resumeAt: number } {
     from = Math.max(from, this.firstSlot);
     to = Math.min(to, this.lastSlot + 1);
     if (to <= from) return { cut: "none", resumeAt: to };
@@ -194,11 +198,14 @@ export class Series {
     }
     for (const rule of rules) {
       let produced = 0;
+      let beyond = 0;
       rule.each(fromLocal, toLocal, (local) => {
         if (local >= stopLocal) return false;
         // The local range has a day's margin for zone offsets; only slots
         // inside [from, to) count against the cap.
-        if (localToInstant(zone, local) < from) return true;
+        const slotInstant = localToInstant(zone, local);
+        if (slotInstant < from) return true;
+        if (enough !== undefined && slotInstant >= enough.threshold && ++beyond > enough.count) return false;
         if (budget !== undefined && !budget.allows()) {
           cut = "budget";
           stopLocal = Math.min(stopLocal, local);

@@ -39,7 +39,7 @@ export interface Page {
 export function searchPage(calendar: SearchableOccurrences, query: PageQuery): Page {
   const wanted = query.limit + 1;
   const fromIndex = indexCandidates(calendar.index, query, wanted);
-  const fromTails = tailCandidates(calendar.tails, query);
+  const fromTails = tailCandidates(calendar.tails, query, wanted);
   const merged = fromTails.length === 0 ? fromIndex : mergeSorted(fromIndex, fromTails, wanted);
   return { occurrences: merged.slice(0, query.limit), more: merged.length > query.limit };
 }
@@ -73,11 +73,13 @@ function positionAfter(index: IntervalIndex<Occurrence>, after: Position): numbe
   return position;
 }
 
-function tailCandidates(tails: readonly SeriesTail[], query: PageQuery): Occurrence[] {
+function tailCandidates(tails: readonly SeriesTail[], query: PageQuery, wanted: number): Occurrence[] {
   if (tails.length === 0) return [];
   const { window, mode, after } = query;
   const collected: Occurrence[] = [];
-  for (const tail of tails) tail.collect(window.start, window.endExclusive, collected);
+  // Ties at the cursor's start may sort before it; a couple more cover them.
+  const startingFrom = after?.start ?? -Infinity;
+  for (const tail of tails) tail.collect(window.start, window.endExclusive, startingFrom, wanted + 2, collected);
   const found = collected.filter((occurrence) => matches(occurrence, window, mode) && isAfter(occurrence, after));
   return found.sort(compareOccurrences);
 }
