@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MatchMode, WindowRelation } from "../../gen/calq/v1/calendar_service_pb.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
-import { ics, vevent } from "../support/test-server.js";
+import { ics, vevent } from "../support/feeds.js";
 
 const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
 const running: ChildProcess[] = [];

@@ -1,38 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
+import type { Occurrence } from "../../src/expand/occurrence.js";
 import { windowRelation, type MatchMode, type Window } from "../../src/search/match.js";
-import { searchPage, type Position } from "../../src/search/search-occurrences.js";
-import { defaultLimits } from "../../src/store/calendar-store.js";
-import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
 import { formatDate, formatInZone } from "../../src/time/civil.js";
 import { instantToLocal } from "../../src/time/zone-rules.js";
 import { ianaZone } from "../../src/time/zones.js";
+import { anchors, feed, searchAll, snapshotOf } from "../support/feeds.js";
 
 // DST gaps and folds, nominal and exact durations, all-day days in far zones, zero-duration events and the
 // calendar's zone, each through real feed text, buildSnapshot and searchPage.
 
 const HOUR = 3_600_000;
-
-/** A feed: calendar-level lines (e.g. X-WR-TIMEZONE) and VEVENTs given by their inner lines. */
-function feed(calendarLines: readonly string[], ...events: (readonly string[])[]): string {
-  const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//dst.spec//EN", ...calendarLines];
-  events.forEach((event, index) => {
-    const uid = event.some((line) => line.startsWith("UID:")) ? [] : [`UID:event-${index}@calq.test`];
-    lines.push("BEGIN:VEVENT", ...uid, "DTSTAMP:20260101T000000Z", ...event, "END:VEVENT");
-  });
-  lines.push("END:VCALENDAR");
-  return lines.join("\r\n") + "\r\n";
-}
-
-/** Where the 2026 dates of these tests sit against the snapshot's materialised range. */
-const anchors = [
-  { name: "materialised (loaded 2026-11-29)", readAt: Date.UTC(2026, 10, 29) },
-  { name: "expanded on demand (loaded 2040-01-01, 2026 is before the materialised range)", readAt: Date.UTC(2040, 0, 1) },
-] as const;
-
-function build(text: string, readAt: number, configuredZone?: string): Snapshot {
-  return buildSnapshot(text, { calendarId: "t", configuredZone, limits: defaultLimits(readAt), readAt });
-}
 
 function utc(text: string): number {
   const instant = Date.parse(text);
@@ -42,20 +19,6 @@ function utc(text: string): number {
 
 function window(start: string, endExclusive: string): Window {
   return { start: utc(start), endExclusive: utc(endExclusive) };
-}
-
-/** Every match of the window, page after page of at most 100. */
-function searchAll(snapshot: Snapshot, searched: Window, mode: MatchMode): Occurrence[] {
-  const found: Occurrence[] = [];
-  let after: Position | undefined;
-  for (let pages = 0; pages < 100; pages++) {
-    const page = searchPage(snapshot, { window: searched, mode, limit: 100, after });
-    found.push(...page.occurrences);
-    if (!page.more) return found;
-    const last = page.occurrences[page.occurrences.length - 1];
-    after = { start: last.start, eventId: eventIdOf(last) };
-  }
-  throw new Error("more than 100 pages");
 }
 
 /** Each occurrence as its start in the zone (RFC 3339 with offset) and in UTC. */
@@ -76,7 +39,7 @@ describe("a series keeps the wall-clock time of DTSTART across DST (RFC 5545 §3
           ["X-WR-TIMEZONE:America/New_York"],
           ["DTSTART;TZID=America/New_York:20200101T023000", "DURATION:PT30M", "RRULE:FREQ=DAILY", "SUMMARY:night job"],
         );
-        const found = searchAll(build(text, anchor.readAt), window("2026-03-06T00:00:00Z", "2026-03-11T00:00:00Z"), "startWithin");
+        const found = searchAll(snapshotOf(text, anchor.readAt), window("2026-03-06T00:00:00Z", "2026-03-11T00:00:00Z"), "startWithin");
         expect(startsIn(found, "America/New_York")).toEqual([
           ["2026-03-06T02:30:00-05:00", "2026-03-06T07:30:00.000Z"],
           ["2026-03-07T02:30:00-05:00", "2026-03-07T07:30:00.000Z"],
@@ -92,7 +55,7 @@ describe("a series keeps the wall-clock time of DTSTART across DST (RFC 5545 §3
           ["X-WR-TIMEZONE:America/New_York"],
           ["DTSTART;TZID=America/New_York:20200101T013000", "DURATION:PT30M", "RRULE:FREQ=DAILY", "SUMMARY:night job"],
         );
-        const snapshot = build(text, anchor.readAt);
+        const snapshot = snapshotOf(text, anchor.readAt);
         const found = searchAll(snapshot, window("2026-10-30T00:00:00Z", "2026-11-04T00:00:00Z"), "startWithin");
         expect(startsIn(found, "America/New_York")).toEqual([
           ["2026-10-30T01:30:00-04:00", "2026-10-30T05:30:00.000Z"],
@@ -110,7 +73,7 @@ describe("a series keeps the wall-clock time of DTSTART across DST (RFC 5545 §3
           ["X-WR-TIMEZONE:Australia/Sydney"],
           ["DTSTART;TZID=Australia/Sydney:20200101T023000", "DURATION:PT30M", "RRULE:FREQ=DAILY", "SUMMARY:night job"],
         );
-        const found = searchAll(build(text, anchor.readAt), window("2026-10-01T14:00:00Z", "2026-10-06T14:00:00Z"), "startWithin");
+        const found = searchAll(snapshotOf(text, anchor.readAt), window("2026-10-01T14:00:00Z", "2026-10-06T14:00:00Z"), "startWithin");
         expect(startsIn(found, "Australia/Sydney")).toEqual([
           ["2026-10-02T02:30:00+10:00", "2026-10-01T16:30:00.000Z"],
           ["2026-10-03T02:30:00+10:00", "2026-10-02T16:30:00.000Z"],
@@ -125,7 +88,7 @@ describe("a series keeps the wall-clock time of DTSTART across DST (RFC 5545 §3
           ["X-WR-TIMEZONE:Australia/Sydney"],
           ["DTSTART;TZID=Australia/Sydney:20200101T023000", "DURATION:PT30M", "RRULE:FREQ=DAILY", "SUMMARY:night job"],
         );
-        const snapshot = build(text, anchor.readAt);
+        const snapshot = snapshotOf(text, anchor.readAt);
         const found = searchAll(snapshot, window("2026-04-02T13:00:00Z", "2026-04-07T13:00:00Z"), "startWithin");
         expect(startsIn(found, "Australia/Sydney")).toEqual([
           ["2026-04-03T02:30:00+11:00", "2026-04-02T15:30:00.000Z"],
@@ -143,7 +106,7 @@ describe("a series keeps the wall-clock time of DTSTART across DST (RFC 5545 §3
           ["X-WR-TIMEZONE:America/New_York"],
           ["DTSTART;TZID=America/New_York:20200106T090000", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;BYDAY=MO"],
         );
-        const snapshot = build(text, anchor.readAt);
+        const snapshot = snapshotOf(text, anchor.readAt);
         const spring = searchAll(snapshot, window("2026-03-01T00:00:00Z", "2026-03-17T00:00:00Z"), "overlap");
         expect(startsIn(spring, "America/New_York")).toEqual([
           ["2026-03-02T09:00:00-05:00", "2026-03-02T14:00:00.000Z"],
@@ -170,7 +133,7 @@ describe("durations across DST (SPEC §3)", () => {
           ["UID:spring@calq.test", "DTSTART;TZID=America/New_York:20260306T120000", "DURATION:P1D", "RRULE:FREQ=DAILY;COUNT=3"],
           ["UID:fall@calq.test", "DTSTART;TZID=America/New_York:20261030T120000", "DURATION:P1D", "RRULE:FREQ=DAILY;COUNT=3"],
         );
-        const snapshot = build(text, anchor.readAt);
+        const snapshot = snapshotOf(text, anchor.readAt);
         const zone = ianaZone("America/New_York")!;
         const spring = searchAll(snapshot, window("2026-03-01T00:00:00Z", "2026-03-10T00:00:00Z"), "startWithin");
         expect(spring.map(hoursOf)).toEqual([24, 23, 24]);
@@ -193,7 +156,7 @@ describe("durations across DST (SPEC §3)", () => {
           ["X-WR-TIMEZONE:America/New_York"],
           ["DTSTART;TZID=America/New_York:20260302T120000", "DURATION:P1W", "RRULE:FREQ=WEEKLY;COUNT=2"],
         );
-        const found = searchAll(build(text, anchor.readAt), window("2026-03-01T00:00:00Z", "2026-03-31T00:00:00Z"), "startWithin");
+        const found = searchAll(snapshotOf(text, anchor.readAt), window("2026-03-01T00:00:00Z", "2026-03-31T00:00:00Z"), "startWithin");
         expect(found.map(hoursOf)).toEqual([167, 168]);
       });
 
@@ -202,7 +165,7 @@ describe("durations across DST (SPEC §3)", () => {
           ["X-WR-TIMEZONE:America/New_York"],
           ["DTSTART;TZID=America/New_York:20260306T120000", "DURATION:PT24H", "RRULE:FREQ=DAILY;COUNT=3"],
         );
-        const found = searchAll(build(text, anchor.readAt), window("2026-03-01T00:00:00Z", "2026-03-10T00:00:00Z"), "startWithin");
+        const found = searchAll(snapshotOf(text, anchor.readAt), window("2026-03-01T00:00:00Z", "2026-03-10T00:00:00Z"), "startWithin");
         expect(found.map(hoursOf)).toEqual([24, 24, 24]);
         expect(formatInZone(found[1].end, ianaZone("America/New_York")!)).toBe("2026-03-08T13:00:00-04:00");
       });
@@ -223,7 +186,7 @@ describe("durations across DST (SPEC §3)", () => {
             "RRULE:FREQ=DAILY;COUNT=3",
           ],
         );
-        const snapshot = build(text, anchor.readAt);
+        const snapshot = snapshotOf(text, anchor.readAt);
         const zone = ianaZone("America/New_York")!;
         const spring = searchAll(snapshot, window("2026-03-01T00:00:00Z", "2026-03-10T00:00:00Z"), "startWithin");
         expect(spring.map(hoursOf)).toEqual([5, 5, 5]);
@@ -246,7 +209,7 @@ describe("the fold example of the contract (SPEC §2)", () => {
   ] as const) {
     it(`an event from 01:15 EDT to 01:45 EST on 2026-11-01 in New York lasts 90 minutes (${written})`, () => {
       const text = feed(["X-WR-TIMEZONE:America/New_York"], ["DTSTART;TZID=America/New_York:20261101T011500", end]);
-      const [found] = searchAll(build(text, readAt), window("2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z"), "overlap");
+      const [found] = searchAll(snapshotOf(text, readAt), window("2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z"), "overlap");
       expect(new Date(found.start).toISOString()).toBe("2026-11-01T05:15:00.000Z");
       expect(new Date(found.end).toISOString()).toBe("2026-11-01T06:45:00.000Z");
       expect(hoursOf(found)).toBe(1.5);
@@ -254,7 +217,7 @@ describe("the fold example of the contract (SPEC §2)", () => {
 
     it(`it overlaps the window 01:30 to 01:40 EST (06:30Z to 06:40Z) and spans it, but does not start within it (${written})`, () => {
       const text = feed(["X-WR-TIMEZONE:America/New_York"], ["DTSTART;TZID=America/New_York:20261101T011500", end]);
-      const snapshot = build(text, readAt);
+      const snapshot = snapshotOf(text, readAt);
       const found = searchAll(snapshot, foldWindow, "overlap");
       expect(found).toHaveLength(1);
       expect(windowRelation(found[0], foldWindow)).toBe("spans");
@@ -271,7 +234,7 @@ describe("all-day events are days of the calendar's zone (SPEC §3)", () => {
   );
 
   it("an all-day event on 2026-10-02 in Ho Chi Minh City is [2026-10-01T17:00Z, 2026-10-02T17:00Z) and keeps its dates", () => {
-    const snapshot = build(hoChiMinhDay, anchors[0].readAt);
+    const snapshot = snapshotOf(hoChiMinhDay, anchors[0].readAt);
     const [found] = searchAll(snapshot, window("2026-09-01T00:00:00Z", "2026-11-01T00:00:00Z"), "overlap");
     expect(new Date(found.start).toISOString()).toBe("2026-10-01T17:00:00.000Z");
     expect(new Date(found.end).toISOString()).toBe("2026-10-02T17:00:00.000Z");
@@ -295,7 +258,7 @@ describe("all-day events are days of the calendar's zone (SPEC §3)", () => {
   ];
   for (const { caller, day, start, overlap, startWithin } of callerDays) {
     it(`a caller in ${caller} searching their ${day} ${overlap ? "finds" : "does not find"} it by overlap, ${startWithin ? "and does" : "and does not"} by start`, () => {
-      const snapshot = build(hoChiMinhDay, anchors[0].readAt);
+      const snapshot = snapshotOf(hoChiMinhDay, anchors[0].readAt);
       const callerDay: Window = { start: utc(start), endExclusive: utc(start) + 24 * HOUR };
       const byOverlap = searchAll(snapshot, callerDay, "overlap");
       expect(byOverlap).toHaveLength(overlap ? 1 : 0);
@@ -313,18 +276,13 @@ describe("all-day events are days of the calendar's zone (SPEC §3)", () => {
       ["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"],
       ["DTSTART;VALUE=DATE:20261002", "DTEND;VALUE=DATE:20261005", "SUMMARY:retreat"],
     );
-    const [found] = searchAll(build(text, anchors[0].readAt), window("2026-09-01T00:00:00Z", "2026-11-01T00:00:00Z"), "overlap");
+    const [found] = searchAll(snapshotOf(text, anchors[0].readAt), window("2026-09-01T00:00:00Z", "2026-11-01T00:00:00Z"), "overlap");
     expect(new Date(found.start).toISOString()).toBe("2026-10-01T17:00:00.000Z");
     expect(new Date(found.end).toISOString()).toBe("2026-10-04T17:00:00.000Z");
   });
 
   it("the configured zone, not X-WR-TIMEZONE, decides which instants an all-day day covers", () => {
-    const snapshot = buildSnapshot(hoChiMinhDay, {
-      calendarId: "t",
-      configuredZone: "Europe/Paris",
-      limits: defaultLimits(anchors[0].readAt),
-      readAt: anchors[0].readAt,
-    });
+    const snapshot = snapshotOf(hoChiMinhDay, anchors[0].readAt, "Europe/Paris");
     const [found] = searchAll(snapshot, window("2026-09-01T00:00:00Z", "2026-11-01T00:00:00Z"), "overlap");
     expect(new Date(found.start).toISOString()).toBe("2026-10-01T22:00:00.000Z");
     expect(new Date(found.end).toISOString()).toBe("2026-10-02T22:00:00.000Z");
@@ -332,7 +290,7 @@ describe("all-day events are days of the calendar's zone (SPEC §3)", () => {
 
   it("a day that starts at 01:00 because DST begins at midnight (Santiago, 2026-09-06) starts then and lasts 23 hours", () => {
     const text = feed(["X-WR-TIMEZONE:America/Santiago"], ["DTSTART;VALUE=DATE:20260906", "SUMMARY:Sunday"]);
-    const [found] = searchAll(build(text, anchors[0].readAt), window("2026-09-01T00:00:00Z", "2026-09-10T00:00:00Z"), "overlap");
+    const [found] = searchAll(snapshotOf(text, anchors[0].readAt), window("2026-09-01T00:00:00Z", "2026-09-10T00:00:00Z"), "overlap");
     expect(formatInZone(found.start, ianaZone("America/Santiago")!)).toBe("2026-09-06T01:00:00-03:00");
     expect(new Date(found.start).toISOString()).toBe("2026-09-06T04:00:00.000Z");
     expect(formatInZone(found.end, ianaZone("America/Santiago")!)).toBe("2026-09-07T00:00:00-03:00");
@@ -342,13 +300,13 @@ describe("all-day events are days of the calendar's zone (SPEC §3)", () => {
   it("an all-day event does not overlap the next day of its own zone when its day started late (Santiago, 2026-09-06)", () => {
     const text = feed(["X-WR-TIMEZONE:America/Santiago"], ["DTSTART;VALUE=DATE:20260906", "SUMMARY:Sunday"]);
     const nextDay = window("2026-09-07T03:00:00Z", "2026-09-08T03:00:00Z");
-    expect(searchAll(build(text, anchors[0].readAt), nextDay, "overlap")).toEqual([]);
+    expect(searchAll(snapshotOf(text, anchors[0].readAt), nextDay, "overlap")).toEqual([]);
   });
 
   for (const anchor of anchors) {
     it(`a daily all-day series over the spring change has a 23-hour day on 2026-03-08 (${anchor.name})`, () => {
       const text = feed(["X-WR-TIMEZONE:America/New_York"], ["DTSTART;VALUE=DATE:20200101", "RRULE:FREQ=DAILY"]);
-      const found = searchAll(build(text, anchor.readAt), window("2026-03-07T12:00:00Z", "2026-03-09T12:00:00Z"), "startWithin");
+      const found = searchAll(snapshotOf(text, anchor.readAt), window("2026-03-07T12:00:00Z", "2026-03-09T12:00:00Z"), "startWithin");
       expect(found.map((occurrence) => [new Date(occurrence.start).toISOString(), hoursOf(occurrence)])).toEqual([
         ["2026-03-08T05:00:00.000Z", 23],
         ["2026-03-09T04:00:00.000Z", 24],
@@ -371,7 +329,7 @@ describe("zero-duration events are instants (SPEC §3, RFC 4791 §9.9)", () => {
     for (const mode of modes) {
       it(`instants exactly at the window start match in ${mode} mode (${anchor.name})`, () => {
         const atStart = window("2026-10-02T09:00:00Z", "2026-10-02T10:00:00Z");
-        const found = searchAll(build(instants, anchor.readAt), atStart, mode);
+        const found = searchAll(snapshotOf(instants, anchor.readAt), atStart, mode);
         expect(found.map((occurrence) => occurrence.details.uid).sort()).toEqual([
           "daily-instant@calq.test",
           "dtend-equals-dtstart@calq.test",
@@ -385,7 +343,7 @@ describe("zero-duration events are instants (SPEC §3, RFC 4791 §9.9)", () => {
 
       it(`instants exactly at the window end do not match in ${mode} mode (${anchor.name})`, () => {
         const endingAt = window("2026-10-02T08:00:00Z", "2026-10-02T09:00:00Z");
-        expect(searchAll(build(instants, anchor.readAt), endingAt, mode)).toEqual([]);
+        expect(searchAll(snapshotOf(instants, anchor.readAt), endingAt, mode)).toEqual([]);
       });
     }
   }
@@ -397,7 +355,7 @@ describe("floating times are read in the calendar's zone (SPEC §3)", () => {
 
   it("with X-WR-TIMEZONE:Asia/Ho_Chi_Minh, a floating 09:00 is 02:00Z", () => {
     const text = feed(["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"], ["DTSTART:20261002T090000", "DURATION:PT1H"]);
-    const snapshot = build(text, readAt);
+    const snapshot = snapshotOf(text, readAt);
     expect(snapshot.zoneSource).toBe("feed");
     const [found] = searchAll(snapshot, around, "overlap");
     expect(new Date(found.start).toISOString()).toBe("2026-10-02T02:00:00.000Z");
@@ -407,7 +365,7 @@ describe("floating times are read in the calendar's zone (SPEC §3)", () => {
 
   it("the configured zone wins over X-WR-TIMEZONE: Europe/Berlin reads a floating 09:00 as 07:00Z (CEST)", () => {
     const text = feed(["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"], ["DTSTART:20261002T090000", "DURATION:PT1H"]);
-    const snapshot = build(text, readAt, "Europe/Berlin");
+    const snapshot = snapshotOf(text, readAt, "Europe/Berlin");
     expect(snapshot.zoneSource).toBe("config");
     expect(snapshot.zone.name).toBe("Europe/Berlin");
     const [found] = searchAll(snapshot, around, "overlap");
@@ -416,14 +374,14 @@ describe("floating times are read in the calendar's zone (SPEC §3)", () => {
 
   it("a TZID on DTSTART wins over the calendar's zone", () => {
     const text = feed(["X-WR-TIMEZONE:America/New_York"], ["DTSTART;TZID=Asia/Tokyo:20261002T090000", "DURATION:PT1H"]);
-    const [found] = searchAll(build(text, readAt), around, "overlap");
+    const [found] = searchAll(snapshotOf(text, readAt), around, "overlap");
     expect(new Date(found.start).toISOString()).toBe("2026-10-02T00:00:00.000Z");
     expect(found.details.eventTimezone).toBe("Asia/Tokyo");
   });
 
   it("a floating daily 09:00 series keeps 09:00 in the calendar's zone across the fall change", () => {
     const text = feed([], ["DTSTART:20261030T090000", "DURATION:PT1H", "RRULE:FREQ=DAILY;COUNT=4"]);
-    const found = searchAll(build(text, readAt, "America/New_York"), window("2026-10-25T00:00:00Z", "2026-11-05T00:00:00Z"), "overlap");
+    const found = searchAll(snapshotOf(text, readAt, "America/New_York"), window("2026-10-25T00:00:00Z", "2026-11-05T00:00:00Z"), "overlap");
     expect(found.map((occurrence) => new Date(occurrence.start).toISOString())).toEqual([
       "2026-10-30T13:00:00.000Z",
       "2026-10-31T13:00:00.000Z",
@@ -437,7 +395,7 @@ describe("floating times are read in the calendar's zone (SPEC §3)", () => {
       "UID:all-day@calq.test",
       "DTSTART;VALUE=DATE:20261002",
     ]);
-    const snapshot = build(text, readAt);
+    const snapshot = snapshotOf(text, readAt);
     expect(snapshot.zoneSource).toBe("default");
     expect(snapshot.zone.name).toBe("UTC");
     expect(snapshot.diagnostics.map((diagnostic) => diagnostic.code)).toEqual(["NO_CALENDAR_ZONE"]);
@@ -450,7 +408,7 @@ describe("floating times are read in the calendar's zone (SPEC §3)", () => {
 
   it("an X-WR-TIMEZONE that is not a zone is reported and ignored, and UTC is used", () => {
     const text = feed(["X-WR-TIMEZONE:Mars/Olympus_Mons"], ["DTSTART:20261002T090000", "DURATION:PT1H"]);
-    const snapshot = build(text, readAt);
+    const snapshot = snapshotOf(text, readAt);
     expect(snapshot.zoneSource).toBe("default");
     expect(snapshot.diagnostics.map((diagnostic) => diagnostic.code).sort()).toEqual(["NO_CALENDAR_ZONE", "UNKNOWN_CALENDAR_ZONE"]);
     const [found] = searchAll(snapshot, around, "overlap");

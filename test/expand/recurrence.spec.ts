@@ -2,11 +2,10 @@ import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
 import { eventIdOf, recurrenceIdOf, type Occurrence } from "../../src/expand/occurrence.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
-import { searchPage, type Position } from "../../src/search/search-occurrences.js";
-import { defaultLimits } from "../../src/store/calendar-store.js";
-import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
+import type { Snapshot } from "../../src/store/snapshot.js";
 import { formatInZone } from "../../src/time/civil.js";
 import { ianaZone } from "../../src/time/zones.js";
+import { anchors, feed as feedWith, searchAll as searchEvery, snapshotOf } from "../support/feeds.js";
 
 // Recurrence sets (SPEC §4) through real feed text, buildSnapshot and searchPage: several RRULEs, RDATE, EXDATE,
 // EXRULE, overrides by RECURRENCE-ID, cancellations, hostile rules, unbounded series far from the load, and ids.
@@ -16,23 +15,11 @@ const DAY = 86_400_000;
 
 /** A feed in New York: VEVENTs given by their inner lines; a UID is added when a VEVENT has none. */
 function feed(...events: (readonly string[])[]): string {
-  const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//recurrence.spec//EN", `X-WR-TIMEZONE:${NEW_YORK}`];
-  events.forEach((event, index) => {
-    const uid = event.some((line) => line.startsWith("UID:")) ? [] : [`UID:event-${index}@calq.test`];
-    lines.push("BEGIN:VEVENT", ...uid, "DTSTAMP:20260101T000000Z", ...event, "END:VEVENT");
-  });
-  lines.push("END:VCALENDAR");
-  return lines.join("\r\n") + "\r\n";
+  return feedWith([`X-WR-TIMEZONE:${NEW_YORK}`], ...events);
 }
 
-/** Where the 2026 dates of these tests sit against the snapshot's materialised range. */
-const anchors = [
-  { name: "materialised (loaded 2026-11-29)", readAt: Date.UTC(2026, 10, 29) },
-  { name: "expanded on demand (loaded 2040-01-01)", readAt: Date.UTC(2040, 0, 1) },
-] as const;
-
 function build(text: string, readAt: number = anchors[0].readAt): Snapshot {
-  return buildSnapshot(text, { calendarId: "t", limits: defaultLimits(readAt), readAt });
+  return snapshotOf(text, readAt);
 }
 
 /** The window between two New York wall times, computed by luxon. */
@@ -46,18 +33,8 @@ function newYork(local: string): number {
   return time.toMillis();
 }
 
-/** Every match of the window, page after page of at most 100. */
 function searchAll(snapshot: Snapshot, searched: Window, mode: MatchMode = "overlap"): Occurrence[] {
-  const found: Occurrence[] = [];
-  let after: Position | undefined;
-  for (let pages = 0; pages < 100; pages++) {
-    const page = searchPage(snapshot, { window: searched, mode, limit: 100, after });
-    found.push(...page.occurrences);
-    if (!page.more) return found;
-    const last = page.occurrences[page.occurrences.length - 1];
-    after = { start: last.start, eventId: eventIdOf(last) };
-  }
-  throw new Error("more than 100 pages");
+  return searchEvery(snapshot, searched, mode);
 }
 
 const newYorkZone = ianaZone(NEW_YORK)!;

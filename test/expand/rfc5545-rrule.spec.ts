@@ -1,14 +1,14 @@
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
-import { eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
+import { eventIdOf } from "../../src/expand/occurrence.js";
 import type { ExpansionLimits } from "../../src/expand/expand-calendar.js";
-import type { MatchMode, Window } from "../../src/search/match.js";
-import { searchPage, type Position } from "../../src/search/search-occurrences.js";
+import type { Window } from "../../src/search/match.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
-import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
+import { buildSnapshot } from "../../src/store/snapshot.js";
 import { formatInZone } from "../../src/time/civil.js";
 import { ianaZone } from "../../src/time/zones.js";
 import { rfc5545RruleExamples, type RruleExample } from "../fixtures/rfc5545-rrule-examples.js";
+import { searchAll } from "../support/feeds.js";
 
 // Every example of RFC 5545 §3.8.5.3, written as a real feed, read by buildSnapshot and searched with
 // searchPage in START_WITHIN mode. Each example runs with the materialised (indexed) range placed four ways,
@@ -47,20 +47,6 @@ function instantOf(local: string, zone: string): number {
   const time = DateTime.fromISO(local, { zone });
   if (!time.isValid) throw new Error(`bad local time ${local}`);
   return time.toMillis();
-}
-
-/** Every match of the window, page after page of at most 100. */
-function searchAll(snapshot: Snapshot, window: Window, mode: MatchMode): Occurrence[] {
-  const found: Occurrence[] = [];
-  let after: Position | undefined;
-  for (let pages = 0; pages < 100; pages++) {
-    const page = searchPage(snapshot, { window, mode, limit: 100, after });
-    found.push(...page.occurrences);
-    if (!page.more) return found;
-    const last = page.occurrences[page.occurrences.length - 1];
-    after = { start: last.start, eventId: eventIdOf(last) };
-  }
-  throw new Error("more than 100 pages");
 }
 
 /** The example's occurrences in its window, as local wall times in its zone. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NotICalendarError, parseCalendar, parseDuration } from "../../src/ics/parse-calendar.js";
 import { localToInstant } from "../../src/time/zone-rules.js";
-import { ics, vevent } from "../support/test-server.js";
+import { ics, vevent } from "../support/feeds.js";
 
 function only(text: string) {
   const parsed = parseCalendar(text);

@@ -9,7 +9,7 @@ import type { MatchMode } from "../../src/search/match.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
 import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
 import { resolveWindow } from "../../src/time/request-window.js";
-import { ics, vevent } from "../support/test-server.js";
+import { ics, vevent } from "../support/feeds.js";
 
 const HCM = "Asia/Ho_Chi_Minh";
 const readAt = Date.UTC(2026, 8, 1);

@@ -6,28 +6,18 @@
 import { describe, expect, it } from "vitest";
 import { eventIdOf } from "../../src/expand/occurrence.js";
 import type { MatchMode } from "../../src/search/match.js";
-import { searchPage, type Position } from "../../src/search/search-occurrences.js";
-import { defaultLimits } from "../../src/store/calendar-store.js";
-import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
-import { ics, vevent } from "../support/test-server.js";
+import { searchPage } from "../../src/search/search-occurrences.js";
+import type { Snapshot } from "../../src/store/snapshot.js";
+import { ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);
 
 function snapshot(...lines: string[]): Snapshot {
-  return buildSnapshot(ics("X-WR-TIMEZONE:America/New_York", ...lines), { calendarId: "t", limits: defaultLimits(readAt), readAt });
+  return snapshotOf(ics("X-WR-TIMEZONE:America/New_York", ...lines), readAt);
 }
 
 function allPages(calendar: Snapshot, start: number, endExclusive: number, mode: MatchMode, limit: number): string[] {
-  const ids: string[] = [];
-  let after: Position | undefined;
-  for (let pages = 0; pages < 10_000; pages++) {
-    const page = searchPage(calendar, { window: { start, endExclusive }, mode, limit, after });
-    ids.push(...page.occurrences.map(eventIdOf));
-    if (!page.more) return ids;
-    const last = page.occurrences[page.occurrences.length - 1];
-    after = { start: last.start, eventId: eventIdOf(last) };
-  }
-  throw new Error("paging did not end");
+  return searchAll(calendar, { start, endExclusive }, mode, limit).map(eventIdOf);
 }
 
 describe("paging series expanded on demand", () => {

@@ -2,7 +2,8 @@ import { createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CalendarService, MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { ics, startTestServer, vevent, type TestServer } from "../support/test-server.js";
+import { ics, vevent } from "../support/feeds.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
 
 let served: TestServer;
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MatchMode, WindowRelation } from "../../gen/calq/v1/calendar_service_pb.js";
 import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
-import { ics, startTestServer, vevent, type TestServer } from "../support/test-server.js";
+import { ics, vevent } from "../support/feeds.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const HCM = "Asia/Ho_Chi_Minh";
 const MINUTE = 60_000;

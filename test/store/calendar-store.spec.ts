@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CalendarStore, type LoadFailure } from "../../src/store/calendar-store.js";
-import { ics, vevent } from "../support/test-server.js";
+import { ics, vevent } from "../support/feeds.js";
 
 const MINUTE = 60_000;
 let dir: string;

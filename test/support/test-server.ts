@@ -54,13 +54,3 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     },
   };
 }
-
-/** Joins ICS lines with CRLF inside a VCALENDAR. */
-export function ics(...lines: string[]): string {
-  return ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//test//EN", ...lines, "END:VCALENDAR", ""].join("\r\n");
-}
-
-/** One VEVENT's lines. */
-export function vevent(...lines: string[]): string[] {
-  return ["BEGIN:VEVENT", "DTSTAMP:20260901T000000Z", ...lines, "END:VEVENT"];
-}

@@ -1,0 +1,54 @@
+/**
+ * Real ICS text for tests, and the engine path a search takes through it:
+ * feed text → buildSnapshot → searchPage, page after page.
+ */
+import { eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
+import type { MatchMode, Window } from "../../src/search/match.js";
+import { searchPage, type Position } from "../../src/search/search-occurrences.js";
+import { defaultLimits } from "../../src/store/calendar-store.js";
+import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
+
+/** Joins ICS lines with CRLF inside a VCALENDAR. */
+export function ics(...lines: string[]): string {
+  return ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//test//EN", ...lines, "END:VCALENDAR", ""].join("\r\n");
+}
+
+/** One VEVENT's lines. */
+export function vevent(...lines: string[]): string[] {
+  return ["BEGIN:VEVENT", "DTSTAMP:20260901T000000Z", ...lines, "END:VEVENT"];
+}
+
+/** A feed: calendar-level lines (e.g. X-WR-TIMEZONE) and VEVENTs by their inner lines; a UID is added where missing. */
+export function feed(calendarLines: readonly string[], ...events: (readonly string[])[]): string {
+  return ics(
+    ...calendarLines,
+    ...events.flatMap((event, index) =>
+      vevent(...(event.some((line) => line.startsWith("UID:")) ? [] : [`UID:event-${index}@calq.test`]), ...event),
+    ),
+  );
+}
+
+/** Where 2026 sits against a snapshot's materialised years: inside them, or before them (expanded on demand). */
+export const anchors = [
+  { name: "materialised (loaded 2026-11-29)", readAt: Date.UTC(2026, 10, 29) },
+  { name: "expanded on demand (loaded 2040-01-01)", readAt: Date.UTC(2040, 0, 1) },
+] as const;
+
+/** The snapshot `text` would give if loaded at `readAt`. */
+export function snapshotOf(text: string, readAt: number, configuredZone?: string): Snapshot {
+  return buildSnapshot(text, { calendarId: "t", configuredZone, limits: defaultLimits(readAt), readAt });
+}
+
+/** Every match of the window, following pages of `limit` until the last. */
+export function searchAll(snapshot: Snapshot, window: Window, mode: MatchMode, limit = 100): Occurrence[] {
+  const found: Occurrence[] = [];
+  let after: Position | undefined;
+  for (let pages = 0; pages < 100_000; pages++) {
+    const page = searchPage(snapshot, { window, mode, limit, after });
+    found.push(...page.occurrences);
+    if (!page.more) return found;
+    const last = page.occurrences[page.occurrences.length - 1];
+    after = { start: last.start, eventId: eventIdOf(last) };
+  }
+  throw new Error("paging did not end");
+}
