@@ -94,7 +94,7 @@ export function parseCalendar(text: string): ParsedCalendar {
   }
   const diagnostics: Diagnostic[] = [];
   const calendars = lexCalendars(body, diagnostics);
-  const lines = componentLines(body);
+  const { begins: lines, zeroInterval } = scanLines(body);
   const reader = new CalendarReader(diagnostics);
   for (const calendar of calendars) reader.readTimezones(calendar);
   const events: EventComponent[] = [];
@@ -105,6 +105,16 @@ export function parseCalendar(text: string): ParsedCalendar {
       if (component[0] === "x-unreadable") lines.shift();
       if (component[0] !== "vevent") continue;
       const line = lines.shift();
+      if (line !== undefined && zeroInterval.has(line)) {
+        const uid = firstValue(component, "uid");
+        diagnostics.push({
+          code: "UNREADABLE_RRULE",
+          message: "RRULE INTERVAL must be a positive integer, not 0; the event was left out",
+          uid: typeof uid === "string" ? uid : undefined,
+          line,
+        });
+        continue;
+      }
       const event = reader.readEvent(component, line);
       if (event !== undefined) events.push(event);
     }
@@ -169,14 +179,23 @@ function lexPiecewise(text: string, diagnostics: Diagnostic[]): JCalComponent {
   return calendar;
 }
 
-/** The 1-based line of each top-level BEGIN:VEVENT, in order. */
-function componentLines(text: string): number[] {
-  const result: number[] = [];
+/**
+ * The 1-based line of each top-level BEGIN:VEVENT, in order, and the lines of
+ * those whose RRULE or EXRULE says INTERVAL=0: ical.js reads that invalid
+ * value as 1, which would silently change the rule, so it is caught here.
+ */
+function scanLines(text: string): { begins: number[]; zeroInterval: Set<number> } {
+  const begins: number[] = [];
+  const zeroInterval = new Set<number>();
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
-    if (/^BEGIN:VEVENT\s*$/i.test(lines[i])) result.push(i + 1);
+    if (/^BEGIN:VEVENT\s*$/i.test(lines[i])) begins.push(i + 1);
+    if (!/^(RRULE|EXRULE)[;:]/i.test(lines[i])) continue;
+    let logical = lines[i];
+    while (i + 1 < lines.length && /^[ \t]/.test(lines[i + 1])) logical += lines[++i].slice(1);
+    if (/[:;]INTERVAL=0+(;|$)/i.test(logical) && begins.length > 0) zeroInterval.add(begins[begins.length - 1]);
   }
-  return result;
+  return { begins, zeroInterval };
 }
 
 function errorText(error: unknown): string {

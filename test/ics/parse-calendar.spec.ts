@@ -116,6 +116,17 @@ describe("components that cannot be read", () => {
     ]);
   });
 
+  it("leaves out an event whose RRULE says INTERVAL=0 rather than reading it as 1", () => {
+    const parsed = parseCalendar(
+      ics(
+        ...vevent("UID:zero", "DTSTART:20261002T020000Z", "RRULE:FREQ=DAILY;", " INTERVAL=0;COUNT=3"),
+        ...vevent("UID:ten", "DTSTART:20261002T020000Z", "RRULE:FREQ=DAILY;INTERVAL=10;COUNT=3"),
+      ),
+    );
+    expect(parsed.events.map((event) => event.uid)).toEqual(["ten"]);
+    expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: "UNREADABLE_RRULE", uid: "zero", line: 4 })]);
+  });
+
   it("leaves out an event with an impossible date", () => {
     const parsed = parseCalendar(ics(...vevent("UID:feb30", "DTSTART:20260230T090000Z")));
     expect(parsed.events).toEqual([]);
