@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import YAML from "yaml";
-import { ianaZone } from "../time/zones.js";
+import { isRequestZone } from "../time/request-window.js";
 
 /** The capability to read calendars one is not a reader of (audit-logged). */
 export const READ_ANY = "calendar.read.any";
@@ -210,7 +210,9 @@ function requiredId(value: unknown, where: string): string {
 
 function optionalZone(value: unknown, where: string): string | undefined {
   const text = optionalString(value, where);
-  if (text !== undefined && ianaZone(text) === undefined) throw new ConfigError(`${where}: "${text}" is not an IANA zone name`);
+  if (text !== undefined && !isRequestZone(text)) {
+    throw new ConfigError(`${where}: "${text}" is not an IANA zone name of the form Area/Location (or UTC)`);
+  }
   return text;
 }
 

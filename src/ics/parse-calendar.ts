@@ -206,7 +206,6 @@ function errorText(error: unknown): string {
 /** Reads components of one feed, resolving TZIDs against its VTIMEZONEs. */
 class CalendarReader {
   private readonly definedZones = new Map<string, ZoneRules>();
-  private readonly zoneCache = new Map<string, ZoneRules | null>();
 
   constructor(private readonly diagnostics: Diagnostic[]) {}
 
@@ -229,7 +228,9 @@ class CalendarReader {
   declaredZone(calendar: JCalComponent): ZoneRules | undefined {
     const name = calendar[1].find((property) => property[0] === "x-wr-timezone")?.[3];
     if (typeof name !== "string" || name.trim() === "") return undefined;
-    const zone = this.zone(name.trim());
+    // The calendar's zone is shown to callers, who may send it back: an IANA
+    // or Windows name only, never a zone the feed defines for itself.
+    const zone = ianaZone(name.trim()) ?? windowsZone(name.trim());
     if (zone === undefined) {
       this.diagnostics.push({
         code: "UNKNOWN_CALENDAR_ZONE",
@@ -241,11 +242,7 @@ class CalendarReader {
 
   /** IANA first, then Windows names, then the feed's own VTIMEZONE. */
   zone(tzid: string): ZoneRules | undefined {
-    const cached = this.zoneCache.get(tzid);
-    if (cached !== undefined) return cached ?? undefined;
-    const zone = ianaZone(tzid) ?? windowsZone(tzid) ?? this.definedZones.get(tzid);
-    this.zoneCache.set(tzid, zone ?? null);
-    return zone;
+    return ianaZone(tzid) ?? windowsZone(tzid) ?? this.definedZones.get(tzid);
   }
 
   readEvent(component: JCalComponent, line: number | undefined): EventComponent | undefined {

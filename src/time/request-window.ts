@@ -36,9 +36,23 @@ const INSTANT_PATTERN =
 const FORMS =
   'RFC 3339 with offset ("2026-10-02T09:00:00+07:00"), local time without offset ("2026-10-02T09:00:00") or a date ("2026-10-02")';
 
+/**
+ * Request zones are IANA names of the form Area/Location ("Asia/Ho_Chi_Minh",
+ * "Etc/UTC"), or "UTC". Legacy names that read like abbreviations or
+ * countries ("EST", "CET", "EST5EDT", "GB", "Zulu") are refused even though
+ * the database links them, because callers who write them rarely mean what
+ * the database does.
+ */
+const REQUEST_ZONE_FORM = /^(?:UTC|[A-Za-z]+\/[A-Za-z0-9_+\-]+(?:\/[A-Za-z0-9_+\-]+)*)$/;
+
+/** True when `name` is a zone a request may name. */
+export function isRequestZone(name: string): boolean {
+  return REQUEST_ZONE_FORM.test(name) && ianaZone(name) !== undefined;
+}
+
 /** The rules of the request's zone; UNKNOWN_TIMEZONE unless it is an IANA name. */
 export function requestZone(timezone: string): ZoneRules {
-  const zone = ianaZone(timezone);
+  const zone = REQUEST_ZONE_FORM.test(timezone) ? ianaZone(timezone) : undefined;
   if (zone === undefined) {
     throw new CalqError(
       "UNKNOWN_TIMEZONE",

@@ -6,27 +6,29 @@
 import { findIana } from "windows-iana";
 import { TransitionCachedZone, UTC_ZONE, type ZoneRules } from "./zone-rules.js";
 
-const ianaZones = new Map<string, ZoneRules | null>();
-
-/** Names Intl accepts that are not IANA zone names in the sense of SPEC §2. */
-const NOT_A_ZONE_NAME = /^[+\-\d]|^(?:[A-Z]{2,5}|[A-Z]{3}\d[A-Z]{3})$/;
+/** Rules by lower-cased name: every spelling of a zone shares one, so the map stays as small as the database. */
+const ianaZones = new Map<string, ZoneRules>();
 
 /**
- * The rules of an IANA zone, or undefined when the name is not one. "UTC" and
- * its aliases are IANA names. Names are matched as the runtime matches them
- * (case-insensitively); the returned rules carry the name as given.
+ * The rules of a zone the IANA database knows (as the runtime does, names
+ * matched case-insensitively, links included), or undefined. The returned
+ * rules carry the name as given. Feeds may use any such name; requests are
+ * held to a stricter form (see `request-window.ts`).
  */
 export function ianaZone(name: string): ZoneRules | undefined {
-  const known = ianaZones.get(name);
-  if (known !== undefined) return known ?? undefined;
-  const zone = loadIanaZone(name);
-  ianaZones.set(name, zone ?? null);
-  return zone;
+  if (name === "" || /^[+\-\d]/.test(name)) return undefined;
+  const key = name.toLowerCase();
+  let zone = ianaZones.get(key);
+  if (zone === undefined) {
+    zone = loadIanaZone(name);
+    if (zone === undefined) return undefined;
+    ianaZones.set(key, zone);
+  }
+  return renamed(zone, name);
 }
 
 function loadIanaZone(name: string): ZoneRules | undefined {
-  if (name === "UTC" || name === "Etc/UTC") return UTC_ZONE;
-  if (name.length === 0 || (NOT_A_ZONE_NAME.test(name) && name !== "GMT")) return undefined;
+  if (name.toLowerCase() === "utc" || name.toLowerCase() === "etc/utc") return UTC_ZONE;
   let format: Intl.DateTimeFormat;
   try {
     format = new Intl.DateTimeFormat("en-US", {
@@ -99,6 +101,7 @@ export function windowsZone(name: string): ZoneRules | undefined {
   return zone === undefined ? undefined : renamed(zone, candidates[0]);
 }
 
+/** The same rules under another spelling (a small view, never cached). */
 function renamed(zone: ZoneRules, name: string): ZoneRules {
   if (zone.name === name) return zone;
   return { name, offsetAt: (instant) => zone.offsetAt(instant) };

@@ -103,10 +103,22 @@ describe("request instants", () => {
 });
 
 describe("request zones", () => {
-  it.each([["+07:00"], ["UTC+7"], ["EST"], ["CET"], ["Mars/Olympus_Mons"], [""]])("refuses %j as UNKNOWN_TIMEZONE", (zone) => {
-    const error = refusal("2026-10-02", "2026-10-03", zone);
-    expect(error.reason).toBe("UNKNOWN_TIMEZONE");
-    expect(error.field).toBe("timezone");
+  it.each([["+07:00"], ["UTC+7"], ["EST"], ["est"], ["CET"], ["EST5EDT"], ["GB"], ["NZ"], ["Zulu"], ["Mars/Olympus_Mons"], [""]])(
+    "refuses %j as UNKNOWN_TIMEZONE",
+    (zone) => {
+      const error = refusal("2026-10-02", "2026-10-03", zone);
+      expect(error.reason).toBe("UNKNOWN_TIMEZONE");
+      expect(error.field).toBe("timezone");
+    },
+  );
+
+  it.each([["UTC"], ["Etc/UTC"], ["asia/ho_chi_minh"], ["America/Argentina/Buenos_Aires"], ["Asia/Saigon"]])("accepts %j", (zone) => {
+    const w = window("2026-10-02", "2026-10-03", zone);
+    expect(w.endExclusive - w.start).toBe(86_400_000);
+  });
+
+  it("echoes the zone as the caller wrote it", () => {
+    expect(window("2026-10-02", "2026-10-03", "asia/ho_chi_minh").timezone).toBe("asia/ho_chi_minh");
   });
 });
 
