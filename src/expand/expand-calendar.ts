@@ -32,12 +32,19 @@ export interface ExpansionLimits {
 /**
  * Expands, on demand, the slots of one series that were not materialised.
  * `collect` appends occurrences whose slot lies outside the materialised
- * range and that may meet [start, endExclusive); callers filter exactly.
- * Every such occurrence starting at or after `startingFrom` is included up to
- * the `wanted`-th one in start order; later ones may be missing.
+ * range and that may meet [start, endExclusive) and start at or after
+ * `startingFrom`; of those that `accepts`, every one up to the `wanted`-th in
+ * start order is included (later ones may be missing). Callers filter exactly.
  */
 export interface SeriesTail {
-  collect(start: number, endExclusive: number, startingFrom: number, wanted: number, out: Occurrence[]): void;
+  collect(
+    start: number,
+    endExclusive: number,
+    startingFrom: number,
+    accepts: (occurrence: Occurrence) => boolean,
+    wanted: number,
+    out: Occurrence[],
+  ): void;
 }
 
 /** A feed's occurrences, ready to index. */
@@ -280,14 +287,13 @@ class CalendarExpansion {
     const indexedFrom = hotStart;
     if (series.firstSlot >= indexedFrom && series.lastSlot < indexedTo) return;
     this.tails.push({
-      collect(start, endExclusive, startingFrom, wanted, out) {
-        // Slots whose occurrence may end after `start` and start after `startingFrom`...
+      collect(start, endExclusive, startingFrom, accepts, wanted, out) {
+        // Every slot whose occurrence may end after `start` and start at or after `startingFrom`.
         const from = Math.max(start, startingFrom) - series.reachBehind;
         const to = endExclusive + series.reachAhead;
-        // ...of which those from here on surely start at or after both.
-        const enough = { threshold: Math.max(start, startingFrom) + series.reachAhead, count: wanted };
-        if (from < indexedFrom) series.expand(from, Math.min(to, indexedFrom), cap, undefined, out, enough);
-        if (to > indexedTo) series.expand(Math.max(from, indexedTo), to, cap, undefined, out, enough);
+        const page = { accepts, wanted };
+        if (from < indexedFrom) series.expand(from, Math.min(to, indexedFrom), cap, undefined, out, page);
+        if (to > indexedTo) series.expand(Math.max(from, indexedTo), to, cap, undefined, out, page);
       },
     });
   }

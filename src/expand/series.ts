@@ -77,13 +77,15 @@ export interface FutureOverride {
 }
 
 /**
- * Lets one range expansion stop early: each rule stops after `count` slots at
- * or after `threshold`. The occurrences returned are then exact up to the
- * `count`-th slot at or after `threshold`, which is all a page needs.
+ * What one page needs from an expansion: the occurrences it `accepts` (the
+ * window, the mode and the cursor decide), and how many. Each rule stops once
+ * it has produced `wanted` accepted occurrences, so a page of a dense or
+ * long-lasting series costs about a page of work; what comes before that
+ * point is exact.
  */
-export interface EarlyStop {
-  readonly threshold: number;
-  readonly count: number;
+export interface PageNeed {
+  readonly accepts: (occurrence: Occurrence) => boolean;
+  readonly wanted: number;
 }
 
 /** What cut an expansion short, if anything. */
@@ -168,6 +170,8 @@ export class Series {
    * Occurrences of the slots whose instants lie in [from, to), at most `cap`
    * of them, in slot order. Returns what cut the expansion short and, when
    * cut, the first slot instant not expanded (everything before it is exact).
+   * With `page`, each rule may stop early (see PageNeed); not for series whose
+   * THISANDFUTURE overrides can reorder starts.
    */
   expand(
     from: number,
@@ -175,37 +179,45 @@ export class Series {
     cap: number,
     budget: Budget | undefined,
     out: Occurrence[],
-    enough?: EarlyStop,
+    page?: PageNeed,
   ): { cut: Cut; resumeAt: number } {
     from = Math.max(from, this.firstSlot);
     to = Math.min(to, this.lastSlot + 1);
     if (to <= from) return { cut: "none", resumeAt: to };
-    const { shape, startLocal, rules, exrules, rdates } = this.parts;
+    const { shape, startLocal, rules, exrules, rdates, futures } = this.parts;
     const zone = shape.zone;
     const fromLocal = instantToLocal(zone, from) - DAY_MS;
     const toLocal = instantToLocal(zone, to) + DAY_MS;
+    const need = futures.length === 0 ? page : undefined;
 
-    // Wall times of every slot candidate; rdates may carry their own end.
+    const excludedByRule = new Set<number>();
+    for (const rule of exrules) {
+      rule.each(fromLocal, toLocal, (local) => {
+        excludedByRule.add(local);
+        return excludedByRule.size < cap * 4;
+      });
+    }
+    const kept = (local: number, slotInstant: number) =>
+      slotInstant >= from && slotInstant < to && !excludedByRule.has(local) && !this.isExcluded(local, slotInstant);
+
+    // Wall times of every kept slot; rdates may carry their own end.
     const locals: number[] = [];
     const periodEnds = new Map<number, number>();
-    let stopLocal = Infinity;
-    let cut: Cut = "none";
-    if (startLocal >= fromLocal && startLocal < toLocal) locals.push(startLocal);
+    if (kept(startLocal, localToInstant(zone, startLocal))) locals.push(startLocal);
     for (const rdate of rdates) {
-      if (rdate.local < fromLocal || rdate.local >= toLocal) continue;
+      if (rdate.local < fromLocal || rdate.local >= toLocal || !kept(rdate.local, localToInstant(zone, rdate.local))) continue;
       locals.push(rdate.local);
       if (rdate.end !== undefined) periodEnds.set(rdate.local, rdate.end);
     }
+    let stopLocal = Infinity;
+    let cut: Cut = "none";
     for (const rule of rules) {
       let produced = 0;
-      let beyond = 0;
+      let accepted = 0;
       rule.each(fromLocal, toLocal, (local) => {
         if (local >= stopLocal) return false;
-        // The local range has a day's margin for zone offsets; only slots
-        // inside [from, to) count against the cap.
         const slotInstant = localToInstant(zone, local);
-        if (slotInstant < from) return true;
-        if (enough !== undefined && slotInstant >= enough.threshold && ++beyond > enough.count) return false;
+        if (!kept(local, slotInstant)) return true;
         if (budget !== undefined && !budget.allows()) {
           cut = "budget";
           stopLocal = Math.min(stopLocal, local);
@@ -217,27 +229,23 @@ export class Series {
           return false;
         }
         locals.push(local);
-        return true;
-      });
-    }
-    const excludedByRule = new Set<number>();
-    for (const rule of exrules) {
-      rule.each(fromLocal, Math.min(toLocal, stopLocal), (local) => {
-        excludedByRule.add(local);
-        return excludedByRule.size < cap * 4;
+        if (need === undefined) return true;
+        const occurrence = this.occurrenceOf(local, slotInstant, undefined);
+        return !(occurrence !== undefined && need.accepts(occurrence) && ++accepted >= need.wanted);
       });
     }
 
     locals.sort((a, b) => a - b);
     let resumeAt = stopLocal === Infinity ? to : Math.min(to, localToInstant(zone, stopLocal));
     let emitted = 0;
-    let previous = NaN;
+    let previousSlot = NaN;
     for (const local of locals) {
-      if (local === previous || local >= stopLocal) continue;
-      previous = local;
+      if (local >= stopLocal) break;
       const slotInstant = localToInstant(zone, local);
-      if (slotInstant < from || slotInstant >= resumeAt) continue;
-      if (excludedByRule.has(local) || this.isExcluded(local, slotInstant)) continue;
+      // Two wall times can name one instant (one moved out of a DST gap): one slot.
+      const slot = shape.allDay ? local : slotInstant;
+      if (slot === previousSlot || slotInstant >= resumeAt) continue;
+      previousSlot = slot;
       if (emitted === cap) {
         cut = "cap";
         resumeAt = slotInstant;

@@ -77,11 +77,10 @@ function tailCandidates(tails: readonly SeriesTail[], query: PageQuery, wanted: 
   if (tails.length === 0) return [];
   const { window, mode, after } = query;
   const collected: Occurrence[] = [];
-  // Ties at the cursor's start may sort before it; a couple more cover them.
+  const accepts = (occurrence: Occurrence) => matches(occurrence, window, mode) && isAfter(occurrence, after);
   const startingFrom = after?.start ?? -Infinity;
-  for (const tail of tails) tail.collect(window.start, window.endExclusive, startingFrom, wanted + 2, collected);
-  const found = collected.filter((occurrence) => matches(occurrence, window, mode) && isAfter(occurrence, after));
-  return found.sort(compareOccurrences);
+  for (const tail of tails) tail.collect(window.start, window.endExclusive, startingFrom, accepts, wanted, collected);
+  return collected.filter(accepts).sort(compareOccurrences);
 }
 
 function isAfter(occurrence: Occurrence, after: Position | undefined): boolean {

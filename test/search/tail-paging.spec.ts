@@ -54,6 +54,38 @@ describe("paging series expanded on demand", () => {
   });
 });
 
+describe("pages on demand count only what they return", () => {
+  it("EXDATEs inside an on-demand window neither cost results nor end the search early", () => {
+    const calendar = snapshot(
+      ...vevent(
+        "UID:daily",
+        "DTSTART:20200101T090000Z",
+        "RRULE:FREQ=DAILY",
+        "EXDATE:21001224T090000Z,21001225T090000Z,21001226T090000Z,21001227T090000Z",
+      ),
+    );
+    const window = { start: Date.UTC(2100, 11, 23), endExclusive: Date.UTC(2101, 0, 1) };
+    const days = searchAll(calendar, window, "startWithin", 3).map((occurrence) => new Date(occurrence.start).getUTCDate());
+    expect(days).toEqual([23, 28, 29, 30, 31]);
+  });
+
+  it("an hourly series over a spring-forward gap has one occurrence per instant, however it is paged", () => {
+    const calendar = snapshot(...vevent("UID:hourly", "DTSTART;TZID=America/New_York:20270313T220000", "RRULE:FREQ=HOURLY;COUNT=8"));
+    const window = { start: Date.UTC(2027, 2, 14), endExclusive: Date.UTC(2027, 2, 15) };
+    const whole = searchAll(calendar, window, "overlap").map(eventIdOf);
+    expect(new Set(whole).size).toBe(whole.length);
+    expect(searchAll(calendar, window, "overlap", 1).map(eventIdOf)).toEqual(whole);
+  });
+
+  it("long occurrences far from the load answer a page without expanding their whole reach", () => {
+    const events = Array.from({ length: 20 }, (_, i) => vevent(`UID:long-${i}`, "DTSTART:20200101T000000Z", "DURATION:P5000W", "RRULE:FREQ=DAILY"));
+    const calendar = snapshot(...events.flat());
+    const page = searchPage(calendar, { window: { start: Date.UTC(2150, 0, 1), endExclusive: Date.UTC(2150, 0, 2) }, mode: "overlap", limit: 10 });
+    expect(page.occurrences).toHaveLength(10);
+    expect(page.more).toBe(true);
+  });
+});
+
 describe("dense series stay cheap to page", () => {
   it("a SECONDLY series without end answers a window a month after its start with its first seconds", () => {
     const calendar = snapshot(...vevent("UID:seconds", "DTSTART:20261129T000000Z", "RRULE:FREQ=SECONDLY"));
