@@ -335,6 +335,12 @@ class CalendarExpansion {
         ? { kind: "nominal", days: Math.round((end.local - start.local) / DAY_MS), exactMs: 0 }
         : { kind: "exact", ms: this.instantOf(end) - this.instantOf(start) };
     } else if (duration !== undefined) {
+      if (allDay && duration.exactMs !== 0) {
+        throw new ComponentRefused(
+          "UNREADABLE_COMPONENT",
+          "an all-day event's DURATION must be whole days or weeks (RFC 5545 §3.6.1); the event was left out",
+        );
+      }
       length = lengthOfDuration(duration);
     } else {
       length = allDay ? { kind: "nominal", days: 1, exactMs: 0 } : { kind: "exact", ms: 0 };

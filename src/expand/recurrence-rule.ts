@@ -125,6 +125,7 @@ export class RecurrenceRule {
     if (options.bysecond === null && freq < RRule.SECONDLY) options.bysecond = [start.getUTCSeconds()];
     this.options = options;
     checkCost(options);
+    checkTimeOfDayReachable(options, startLocal);
     this.checkMatchesSomeDate();
     // COUNT is turned into the date it ends on, so that every range can be
     // iterated from near its start (fast-forward) like any other rule.
@@ -266,6 +267,44 @@ function weekdays(value: unknown): Options["byweekday"] {
 function icalWeekdayToRrule(value: unknown): number {
   if (typeof value === "string") return Math.max(0, WEEKDAYS.indexOf(value.toUpperCase()));
   return (Number(value) + 5) % 7;
+}
+
+/**
+ * Refuses an HOURLY, MINUTELY or SECONDLY rule whose INTERVAL never lands on
+ * a time its BYHOUR/BYMINUTE/BYSECOND allow (FREQ=MINUTELY;INTERVAL=15;
+ * BYMINUTE=10 from :00): rrule searches for such a time forever. Stepping by
+ * INTERVAL units from DTSTART reaches exactly the times of day congruent to
+ * DTSTART's modulo gcd(INTERVAL, units per day).
+ */
+function checkTimeOfDayReachable(options: Partial<Options>, startLocal: number): void {
+  const freq = options.freq!;
+  if (freq < RRule.HOURLY) return;
+  const unit = freq === RRule.HOURLY ? HOUR_MS : freq === RRule.MINUTELY ? MINUTE_MS : 1000;
+  const perDay = DAY_MS / unit;
+  const step = gcd(options.interval ?? 1, perDay);
+  const startIndex = Math.floor((startLocal - floorTo(startLocal, DAY_MS)) / unit) % step;
+  const all = (count: number) => Array.from({ length: count }, (_, i) => i);
+  const list = (value: unknown, count: number) => (Array.isArray(value) ? (value as number[]) : all(count));
+  const hours = list(options.byhour, 24);
+  const minutes = freq >= RRule.MINUTELY ? list(options.byminute, 60) : [0];
+  const seconds = freq >= RRule.SECONDLY ? list(options.bysecond, 60) : [0];
+  const unitsPerHour = 3_600_000 / unit;
+  for (const hour of hours) {
+    for (const minute of minutes) {
+      for (const second of seconds) {
+        const index = hour * unitsPerHour + (freq >= RRule.MINUTELY ? minute * (60_000 / unit) : 0) + (freq >= RRule.SECONDLY ? second : 0);
+        if (index % step === startIndex) return;
+      }
+    }
+  }
+  throw new RuleRefused(
+    "RRULE_NEVER_MATCHES",
+    "RRULE's INTERVAL never reaches a time its BYHOUR/BYMINUTE/BYSECOND allow; it was not expanded",
+  );
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 function checkCost(options: Partial<Options>): void {

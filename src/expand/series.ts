@@ -135,9 +135,16 @@ export class Series {
   constructor(private readonly parts: SeriesParts) {
     const { shape, startLocal, rdates, futures } = parts;
     const zone = shape.zone;
-    const rdateInstants = rdates.map((rdate) => localToInstant(zone, rdate.local));
-    this.firstSlot = Math.min(localToInstant(zone, startLocal), ...rdateInstants);
-    this.lastSlot = this.findLastSlot(rdateInstants);
+    // Loops, not spread arguments: a feed may hold hundreds of thousands of RDATEs.
+    let firstRdate = Infinity;
+    let lastRdate = -Infinity;
+    for (const rdate of rdates) {
+      const instant = localToInstant(zone, rdate.local);
+      firstRdate = Math.min(firstRdate, instant);
+      lastRdate = Math.max(lastRdate, instant);
+    }
+    this.firstSlot = Math.min(localToInstant(zone, startLocal), firstRdate);
+    this.lastSlot = this.findLastSlot(lastRdate);
     let behind = maxLengthMs(shape);
     let ahead = 0;
     for (const rdate of rdates) {
@@ -156,9 +163,9 @@ export class Series {
     return this.parts.details;
   }
 
-  private findLastSlot(rdateInstants: number[]): number {
+  private findLastSlot(lastRdate: number): number {
     const { rules, shape, startLocal } = this.parts;
-    let last = Math.max(localToInstant(shape.zone, startLocal), ...rdateInstants);
+    let last = Math.max(localToInstant(shape.zone, startLocal), lastRdate);
     for (const rule of rules) {
       if (rule.lastLocal === undefined) return Infinity;
       last = Math.max(last, localToInstant(shape.zone, rule.lastLocal));

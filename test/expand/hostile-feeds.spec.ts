@@ -1,0 +1,86 @@
+/**
+ * Feeds written to hurt: each must load (the test would time out if one
+ * stalled), report what it could not use, and keep the rest of the feed.
+ */
+import { describe, expect, it } from "vitest";
+import { feed, ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
+
+const readAt = Date.UTC(2026, 10, 29);
+const innocent = ["UID:innocent", "DTSTART:20261130T090000Z", "DTEND:20261130T100000Z", "SUMMARY:still here"];
+
+function loaded(...events: string[][]) {
+  const snapshot = snapshotOf(feed(["X-WR-TIMEZONE:UTC"], ...events, innocent), readAt);
+  const found = searchAll(snapshot, { start: Date.UTC(2026, 10, 30), endExclusive: Date.UTC(2026, 11, 1) }, "overlap");
+  return { snapshot, summaries: found.map((occurrence) => occurrence.details.summary), codes: snapshot.diagnostics.map((d) => d.code) };
+}
+
+describe("rules that never produce a date are refused, not searched to the year 9999", () => {
+  it.each([
+    "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",
+    "FREQ=SECONDLY;BYMONTH=4,6,9,11;BYMONTHDAY=31",
+    "FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6",
+    "FREQ=WEEKLY;INTERVAL=1;BYDAY=TU;BYMONTH=2;BYMONTHDAY=30",
+  ])("%s", (rule) => {
+    const { summaries, codes } = loaded(["UID:never", "DTSTART:20261130T000000Z", `RRULE:${rule}`, "SUMMARY:never"]);
+    expect(codes).toContain("RRULE_NEVER_MATCHES");
+    expect(summaries).toContain("still here");
+  });
+});
+
+describe("INTERVALs that never reach their BYHOUR/BYMINUTE/BYSECOND are refused (rrule would loop forever)", () => {
+  it.each([
+    "FREQ=MINUTELY;INTERVAL=15;BYMINUTE=10",
+    "FREQ=HOURLY;INTERVAL=2;BYHOUR=1",
+    "FREQ=SECONDLY;INTERVAL=2;BYSECOND=1",
+    "FREQ=SECONDLY;INTERVAL=86400;BYHOUR=1",
+  ])("%s from midnight", (rule) => {
+    const { codes, summaries } = loaded(["UID:loop", "DTSTART:20261129T000000Z", `RRULE:${rule}`]);
+    expect(codes).toContain("RRULE_NEVER_MATCHES");
+    expect(summaries).toContain("still here");
+  });
+
+  it("keeps INTERVALs that do reach them: every 5 hours from 02:00 meets 07:00, and 02:00 again 5 days on", () => {
+    const snapshot = snapshotOf(feed(["X-WR-TIMEZONE:UTC"], ["DTSTART:20261129T020000Z", "RRULE:FREQ=HOURLY;INTERVAL=5;BYHOUR=2,7;COUNT=4"]), readAt);
+    const found = searchAll(snapshot, { start: Date.UTC(2026, 10, 29), endExclusive: Date.UTC(2026, 11, 10) }, "startWithin");
+    expect(found.map((occurrence) => new Date(occurrence.start).toISOString())).toEqual([
+      "2026-11-29T02:00:00.000Z",
+      "2026-11-29T07:00:00.000Z",
+      "2026-12-04T02:00:00.000Z",
+      "2026-12-04T07:00:00.000Z",
+    ]);
+  });
+});
+
+describe("other hostile components", () => {
+  it("a VTIMEZONE whose observance recurs every minute is refused, and events in it are left out", () => {
+    const text = ics(
+      "BEGIN:VTIMEZONE",
+      "TZID:Spinning",
+      "BEGIN:STANDARD",
+      "DTSTART:19700101T000000",
+      "RRULE:FREQ=MINUTELY",
+      "TZOFFSETFROM:+0100",
+      "TZOFFSETTO:+0200",
+      "END:STANDARD",
+      "END:VTIMEZONE",
+      ...vevent("UID:spun", "DTSTART;TZID=Spinning:20261130T090000"),
+      ...vevent(...innocent),
+    );
+    const snapshot = snapshotOf(text, readAt, "UTC");
+    expect(snapshot.diagnostics.map((d) => d.code)).toEqual(["UNREADABLE_COMPONENT", "UNKNOWN_TZID"]);
+    expect(snapshot.index.items.map((occurrence) => occurrence.details.summary)).toEqual(["still here"]);
+  });
+
+  it("an event with 200,000 RDATEs loads and does not take the calendar down with it", () => {
+    const rdates = Array.from({ length: 200_000 }, (_, i) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString().replace(/[-:]|\.\d+/g, ""));
+    const { summaries, snapshot } = loaded(["UID:many", "DTSTART:20251231T000000Z", `RDATE:${rdates.join(",")}`, "SUMMARY:many"]);
+    expect(summaries).toContain("still here");
+    expect(snapshot.index.size).toBeGreaterThan(1000);
+  });
+
+  it("an all-day event with an hours-only DURATION is left out rather than shrunk to an hour", () => {
+    const { codes, summaries } = loaded(["UID:odd", "DTSTART;VALUE=DATE:20261130", "DURATION:PT1H", "SUMMARY:odd"]);
+    expect(codes).toContain("UNREADABLE_COMPONENT");
+    expect(summaries).toEqual(["still here"]);
+  });
+});
