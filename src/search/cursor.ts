@@ -78,25 +78,33 @@ export class CursorCodec {
    */
   decode(cursor: string, binding: CursorBinding): CursorState {
     const [body, keyId, signature, extra] = cursor.split(".");
+    if (extra !== undefined || body === undefined || signature === undefined) throw invalidCursor();
+    const payload = readPayload(body);
     const key = this.keys.find((candidate) => candidate.id === keyId);
-    if (extra !== undefined || body === undefined || signature === undefined || key === undefined) throw invalidCursor();
+    if (key === undefined) {
+      // Made for this very request, but signed by a key this server no
+      // longer has (a restart without configured keys, or a finished key
+      // rotation): the search can only start again.
+      if (payload?.b === bindingDigest(binding)) throw expired("the server that issued it no longer holds its key");
+      throw invalidCursor();
+    }
     const expected = Buffer.from(sign(key, body));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidCursor();
-    let payload: Payload;
-    try {
-      payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as Payload;
-    } catch {
-      throw invalidCursor();
-    }
-    if (!isPayload(payload) || payload.b !== bindingDigest(binding)) throw invalidCursor();
+    if (payload === undefined || payload.b !== bindingDigest(binding)) throw invalidCursor();
     if (this.now() - payload.t > this.lifetimeMs) {
-      throw new CalqError(
-        "CURSOR_EXPIRED",
-        `the cursor's search started more than ${Math.round(this.lifetimeMs / 60_000)} minutes ago; search again from the first page`,
-      );
+      throw expired(`its search started more than ${Math.round(this.lifetimeMs / 60_000)} minutes ago`);
     }
     return { snapshotId: payload.s, position: { start: payload.p, eventId: payload.e }, searchStartedAt: payload.t };
+  }
+}
+
+function readPayload(body: string): Payload | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(body, "base64url").toString("utf8"));
+    return isPayload(value) ? value : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -121,6 +129,10 @@ function bindingDigest(binding: CursorBinding): string {
     binding.limit,
   ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
+}
+
+function expired(why: string): CalqError {
+  return new CalqError("CURSOR_EXPIRED", `the cursor has expired: ${why}; search again from the first page`);
 }
 
 function invalidCursor(): CalqError {

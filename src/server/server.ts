@@ -74,7 +74,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
 /** Keys named by calq.yaml's search.cursor_key_env, or one random key for this process. */
 function cursorKeysFromEnvironment(names: readonly string[]): CursorKey[] {
-  if (names.length === 0) return [{ id: "k0", secret: randomBytes(32) }];
+  // A fresh id too, so cursors from before a restart read as expired, not forged.
+  if (names.length === 0) return [{ id: randomBytes(6).toString("base64url"), secret: randomBytes(32) }];
   return names.map((name) => {
     const secret = process.env[name];
     if (secret === undefined || secret.length < 16) {

@@ -169,12 +169,17 @@ describe("CursorCodec key rotation", () => {
   it("signs with the first key only", () => {
     const cursor = codec([NEW_KEY, OLD_KEY]).encode(BINDING, STATE);
     expect(codec([NEW_KEY]).decode(cursor, BINDING)).toEqual(STATE);
-    expectInvalid(cursor, BINDING, codec([OLD_KEY]));
+    expect(refusal(() => codec([OLD_KEY]).decode(cursor, BINDING)).reason).toBe("CURSOR_EXPIRED");
   });
 
-  it("refuses a cursor signed by a key no longer listed", () => {
+  it("answers CURSOR_EXPIRED for a cursor of this request signed by a key no longer listed (a restart, a finished rotation)", () => {
     const cursor = codec([OLD_KEY]).encode(BINDING, STATE);
-    expectInvalid(cursor, BINDING, codec([NEW_KEY]));
+    expect(refusal(() => codec([NEW_KEY]).decode(cursor, BINDING)).reason).toBe("CURSOR_EXPIRED");
+  });
+
+  it("refuses as INVALID_CURSOR a cursor signed by an unlisted key that was made for another request", () => {
+    const cursor = codec([OLD_KEY]).encode(BINDING, STATE);
+    expectInvalid(cursor, { ...BINDING, limit: BINDING.limit + 1 }, codec([NEW_KEY]));
   });
 
   it("refuses a cursor whose key id is known but whose secret differs", () => {

@@ -220,6 +220,23 @@ describe("SearchEvents over gRPC", () => {
   });
 });
 
+describe("cursors across a restart", () => {
+  it("a cursor issued before the server restarted is CURSOR_EXPIRED, not INVALID_CURSOR", async () => {
+    const request = { ...friday("2026-09-01", "2026-11-01"), limit: 3 };
+    const first = await client.searchEvents(request);
+    const restarted = await startTestServer({ calendars: { work: workCalendar(), "binh-private": ics() }, config, now: () => clock });
+    const restartedClient = new CalqGrpcClient(restarted.address, "token-an");
+    try {
+      const failure = await failureOf(restartedClient.searchEvents({ ...request, cursor: first.nextCursor }));
+      expect(failure.code).toBe(grpc.status.FAILED_PRECONDITION);
+      expect(failure.errorInfo?.reason).toBe("CURSOR_EXPIRED");
+    } finally {
+      restartedClient.close();
+      await restarted.close();
+    }
+  });
+});
+
 describe("refusals over gRPC carry their code and ErrorInfo", () => {
   const base = friday("2026-10-02T09:00:00+07:00", "2026-10-02T12:00:00+07:00");
   it.each([

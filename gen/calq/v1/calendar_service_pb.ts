@@ -105,8 +105,8 @@ export type SearchEventsRequest = Message<"calq.v1.SearchEventsRequest"> & {
    * the same timezone, match_mode and limit. Anything else, or a cursor that
    * was altered, is INVALID_CURSOR. A cursor is honoured for 15 minutes
    * (configurable) from the search's first page; after that, or once the
-   * snapshot it reads is no longer kept, CURSOR_EXPIRED: search again from
-   * the first page.
+   * snapshot it reads is no longer kept (for example after a restart),
+   * CURSOR_EXPIRED: search again from the first page.
    *
    * @generated from field: string cursor = 7;
    */
