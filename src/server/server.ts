@@ -10,6 +10,7 @@ import type { CalqConfig } from "../config/calq-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
+import type { Snapshot } from "../store/snapshot.js";
 import { Authenticator } from "./authenticator.js";
 import { calendarService } from "./calendar-service.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
@@ -45,6 +46,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     now,
     limits: options.limits,
     onLoadFailure: (calendarId, failure, detail) => log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail }),
+    onLoaded: (snapshot) => logSnapshot(log, snapshot),
   });
   await store.loadAll();
 
@@ -70,6 +72,31 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const listener = await listenDualProtocol(handler, options.host ?? "127.0.0.1", options.port ?? 50051);
   return { host: listener.host, port: listener.port, store, close: (graceMs) => listener.close(graceMs) };
+}
+
+/** Diagnostics logged per load; the rest are counted. */
+const MAX_LOGGED_DIAGNOSTICS = 100;
+
+/** One line per load, then one per diagnostic (SPEC §3, §4: what was left out or cut is reported). */
+function logSnapshot(log: Logger, snapshot: Snapshot): void {
+  log({
+    level: "info",
+    msg: "calendar loaded",
+    calendar_id: snapshot.calendarId,
+    snapshot_id: snapshot.id,
+    events: snapshot.eventCount,
+    occurrences_indexed: snapshot.index.size,
+    series_expanded_on_demand: snapshot.tails.length,
+    zone: snapshot.zone.name,
+    zone_source: snapshot.zoneSource,
+    diagnostics: snapshot.diagnostics.length,
+  });
+  for (const diagnostic of snapshot.diagnostics.slice(0, MAX_LOGGED_DIAGNOSTICS)) {
+    log({ level: "warn", msg: "feed diagnostic", calendar_id: snapshot.calendarId, ...diagnostic });
+  }
+  if (snapshot.diagnostics.length > MAX_LOGGED_DIAGNOSTICS) {
+    log({ level: "warn", msg: "more feed diagnostics not logged", calendar_id: snapshot.calendarId, count: snapshot.diagnostics.length - MAX_LOGGED_DIAGNOSTICS });
+  }
 }
 
 /** Keys named by calq.yaml's search.cursor_key_env, or one random key for this process. */

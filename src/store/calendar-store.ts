@@ -36,6 +36,8 @@ export interface StoreOptions {
   readonly now?: () => number;
   /** Reports failures for the operator's log (never shown to callers). */
   readonly onLoadFailure?: (calendarId: string, failure: LoadFailure, detail: string) => void;
+  /** Reports each new snapshot, diagnostics included, for the operator's log. */
+  readonly onLoaded?: (snapshot: Snapshot) => void;
 }
 
 /** Default expansion bounds: a year back and two ahead are materialised. */
@@ -99,6 +101,7 @@ export class CalendarStore {
     if (previous !== undefined) state.retired.push({ snapshot: previous, retiredAt: this.now() });
     state.view = { config, snapshot, stale: false };
     this.prune(state);
+    this.options.onLoaded?.(snapshot);
     return true;
   }
 

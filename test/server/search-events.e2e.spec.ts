@@ -301,6 +301,22 @@ describe("refusals over gRPC carry their code and ErrorInfo", () => {
   });
 });
 
+describe("the operator's log", () => {
+  it("reports each load and every feed diagnostic with its code, UID and line", async () => {
+    served.writeCalendar("work", workCalendar(vevent("UID:backwards", "DTSTART:20261002T100000Z", "DTEND:20261002T090000Z")));
+    try {
+      await served.server.store.reload("work");
+      expect(logs).toContainEqual(expect.objectContaining({ msg: "calendar loaded", calendar_id: "work", diagnostics: 1 }));
+      expect(logs).toContainEqual(
+        expect.objectContaining({ msg: "feed diagnostic", calendar_id: "work", code: "END_BEFORE_START", uid: "backwards", line: 53 }),
+      );
+    } finally {
+      served.writeCalendar("work", workCalendar());
+      await served.server.store.reload("work");
+    }
+  });
+});
+
 describe("who may read what", () => {
   it("lets calendar.read.any read another's calendar, and audit-logs it", async () => {
     const response = await client.searchEvents(
