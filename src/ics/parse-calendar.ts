@@ -93,19 +93,19 @@ export function parseCalendar(text: string): ParsedCalendar {
     throw new NotICalendarError("the feed is not iCalendar text (no BEGIN:VCALENDAR)");
   }
   const diagnostics: Diagnostic[] = [];
-  const calendars = lexCalendars(body, diagnostics);
-  const { begins: lines, zeroInterval } = scanLines(body);
+  const scan = scanLines(body);
+  const { calendars, veventLines } = lexCalendars(body, scan.begins, diagnostics);
   const reader = new CalendarReader(diagnostics);
   for (const calendar of calendars) reader.readTimezones(calendar);
   const events: EventComponent[] = [];
   let declaredZone: ZoneRules | undefined;
+  let veventIndex = 0;
   for (const calendar of calendars) {
     declaredZone ??= reader.declaredZone(calendar);
     for (const component of calendar[2]) {
-      if (component[0] === "x-unreadable") lines.shift();
       if (component[0] !== "vevent") continue;
-      const line = lines.shift();
-      if (line !== undefined && zeroInterval.has(line)) {
+      const line = veventLines[veventIndex++];
+      if (line !== undefined && scan.zeroInterval.has(line)) {
         const uid = firstValue(component, "uid");
         diagnostics.push({
           code: "UNREADABLE_RRULE",
@@ -122,17 +122,24 @@ export function parseCalendar(text: string): ParsedCalendar {
   return { events, declaredZone, diagnostics };
 }
 
+/** Lexed calendars, and the BEGIN line of each of their VEVENTs in order. */
+interface Lexed {
+  readonly calendars: JCalComponent[];
+  readonly veventLines: readonly number[];
+}
+
 /** Lexes with ical.js; if the whole text fails, lexes component by component. */
-function lexCalendars(text: string, diagnostics: Diagnostic[]): JCalComponent[] {
+function lexCalendars(text: string, veventLines: readonly number[], diagnostics: Diagnostic[]): Lexed {
   try {
     const parsed = ICAL.parse(text) as unknown;
-    return (typeof (parsed as unknown[])[0] === "string" ? [parsed] : parsed) as JCalComponent[];
+    const calendars = (typeof (parsed as unknown[])[0] === "string" ? [parsed] : parsed) as JCalComponent[];
+    return { calendars, veventLines };
   } catch (error) {
     diagnostics.push({
       code: "UNPARSABLE_TEXT",
       message: `the feed could not be parsed as a whole (${errorText(error)}); components were read one by one`,
     });
-    return [lexPiecewise(text, diagnostics)];
+    return lexPiecewise(text, diagnostics);
   }
 }
 
@@ -140,9 +147,10 @@ function lexCalendars(text: string, diagnostics: Diagnostic[]): JCalComponent[] 
  * Splits the text into top-level components and lexes each alone, so one
  * broken component costs only itself.
  */
-function lexPiecewise(text: string, diagnostics: Diagnostic[]): JCalComponent {
+function lexPiecewise(text: string, diagnostics: Diagnostic[]): Lexed {
   const lines = text.split(/\r?\n/);
   const calendar: JCalComponent = ["vcalendar", [], []];
+  const veventLines: number[] = [];
   let block: string[] | undefined;
   let blockLine = 0;
   let depth = 0;
@@ -154,29 +162,27 @@ function lexPiecewise(text: string, diagnostics: Diagnostic[]): JCalComponent {
       blockLine = i + 1;
     }
     if (block !== undefined) block.push(line);
-    if (/^END:/i.test(line)) {
-      depth--;
-      if (depth === 1 && block !== undefined) {
-        const source = block.join("\r\n");
-        block = undefined;
-        try {
-          const parsed = ICAL.parse(`BEGIN:VCALENDAR\r\n${source}\r\nEND:VCALENDAR\r\n`) as unknown as JCalComponent;
-          calendar[2].push(...parsed[2]);
-        } catch (error) {
-          const uid = /^UID:(.*)$/im.exec(source)?.[1]?.trim();
-          diagnostics.push({
-            code: "UNREADABLE_COMPONENT",
-            message: `component could not be parsed (${errorText(error)}); it was left out`,
-            uid,
-            line: blockLine,
-          });
-          // Keep the line index of later VEVENTs aligned with their BEGIN lines.
-          if (/^BEGIN:VEVENT/i.test(source)) calendar[2].push(["x-unreadable", [], []]);
-        }
+    if (!/^END:/i.test(line)) continue;
+    depth--;
+    if (depth !== 1 || block === undefined) continue;
+    const source = block.join("\r\n");
+    block = undefined;
+    try {
+      const parsed = ICAL.parse(`BEGIN:VCALENDAR\r\n${source}\r\nEND:VCALENDAR\r\n`) as unknown as JCalComponent;
+      for (const component of parsed[2]) {
+        calendar[2].push(component);
+        if (component[0] === "vevent") veventLines.push(blockLine);
       }
+    } catch (error) {
+      diagnostics.push({
+        code: "UNREADABLE_COMPONENT",
+        message: `component could not be parsed (${errorText(error)}); it was left out`,
+        uid: /^UID:(.*)$/im.exec(source)?.[1]?.trim(),
+        line: blockLine,
+      });
     }
   }
-  return calendar;
+  return { calendars: [calendar], veventLines };
 }
 
 /**

@@ -33,6 +33,8 @@ export interface Page {
   readonly occurrences: readonly Occurrence[];
   /** True when more matching occurrences follow the page. */
   readonly more: boolean;
+  /** Where the next page starts (after the page's last occurrence), when there is more. */
+  readonly next?: Position;
 }
 
 /** The page of matching occurrences after `query.after`, in (start, event_id) order. */
@@ -41,7 +43,10 @@ export function searchPage(calendar: SearchableOccurrences, query: PageQuery): P
   const fromIndex = indexCandidates(calendar.index, query, wanted);
   const fromTails = tailCandidates(calendar.tails, query, wanted);
   const merged = fromTails.length === 0 ? fromIndex : mergeSorted(fromIndex, fromTails, wanted);
-  return { occurrences: merged.slice(0, query.limit), more: merged.length > query.limit };
+  const occurrences = merged.slice(0, query.limit);
+  if (merged.length <= query.limit) return { occurrences, more: false };
+  const last = occurrences[occurrences.length - 1];
+  return { occurrences, more: true, next: { start: last.start, eventId: eventIdOf(last) } };
 }
 
 function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wanted: number): Occurrence[] {

@@ -25,7 +25,6 @@ import type { MatchMode as EngineMatchMode } from "../search/match.js";
 import type { CalendarStore } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { resolveWindow } from "../time/request-window.js";
-import { eventIdOf } from "../expand/occurrence.js";
 import type { Authenticator, Principal } from "./authenticator.js";
 import { mayRead, openCalendar } from "./calendar-access.js";
 import type { Logger } from "./log.js";
@@ -96,15 +95,8 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       }
 
       const page = searchPage(snapshot, { window, mode, limit, after });
-      const last = page.occurrences[page.occurrences.length - 1];
       const nextCursor =
-        page.more && last !== undefined
-          ? cursors.encode(binding, {
-              snapshotId: snapshot.id,
-              position: { start: last.start, eventId: eventIdOf(last) },
-              searchStartedAt,
-            })
-          : "";
+        page.next === undefined ? "" : cursors.encode(binding, { snapshotId: snapshot.id, position: page.next, searchStartedAt });
       const render = { calendarId: view.config.id, calendarZone: snapshot.zone, requestZone: window.zone, window };
       return create(SearchEventsResponseSchema, {
         events: page.occurrences.map((occurrence) => occurrenceMessage(occurrence, render)),

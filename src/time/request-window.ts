@@ -6,7 +6,7 @@
  */
 import { CalqError } from "../calq-error.js";
 import { DAY_MS, civil, formatInZone, formatOffset, isValidDate } from "./civil.js";
-import { resolveLocal, type ZoneRules } from "./zone-rules.js";
+import { localToInstant, resolveLocal, type ZoneRules } from "./zone-rules.js";
 import { ianaZone } from "./zones.js";
 
 /** First supported instant: 1900-01-01T00:00:00Z. */
@@ -96,7 +96,8 @@ export function parseRequestInstant(text: string, zone: ZoneRules, field: string
   checkSupported(local, field, text);
 
   if (offsetText !== undefined) return exactInstant(text, local, offsetText, zone, field);
-  if (hourText === undefined) return startOfDay(local, zone);
+  // A date is its midnight, or where the clocks land when a DST jump skips midnight.
+  if (hourText === undefined) return localToInstant(zone, local);
   return localInstant(text, local, zone, field);
 }
 
@@ -134,21 +135,6 @@ function parseOffset(text: string): number | undefined {
   if (hours > 23 || minutes > 59) return undefined;
   const magnitude = (hours * 60 + minutes) * 60_000;
   return text[0] === "-" ? -magnitude : magnitude;
-}
-
-/** The first instant of a day: midnight, or the end of a gap that swallows it. */
-function startOfDay(local: number, zone: ZoneRules): number {
-  const resolution = resolveLocal(zone, local);
-  switch (resolution.kind) {
-    case "unique":
-      return resolution.instant;
-    case "fold":
-      return resolution.earlier;
-    case "gap":
-      // Midnight was skipped: the day starts where the jump lands, which is
-      // the offset-before reading of midnight moved forward by the gap.
-      return resolution.shifted;
-  }
 }
 
 function localInstant(text: string, local: number, zone: ZoneRules, field: string): number {

@@ -12,7 +12,8 @@
  * bisection to the second, and then answers from that small table.
  */
 
-const DAY_MS = 86_400_000;
+import { DAY_MS } from "./civil.js";
+
 /** About 398 days: a power of two so the bucket of an instant is a shift away. */
 const BUCKET_MS = 2 ** 35;
 

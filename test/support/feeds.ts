@@ -2,7 +2,7 @@
  * Real ICS text for tests, and the engine path a search takes through it:
  * feed text → buildSnapshot → searchPage, page after page.
  */
-import { eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
+import type { Occurrence } from "../../src/expand/occurrence.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
 import { searchPage, type Position } from "../../src/search/search-occurrences.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
@@ -46,9 +46,8 @@ export function searchAll(snapshot: Snapshot, window: Window, mode: MatchMode, l
   for (let pages = 0; pages < 100_000; pages++) {
     const page = searchPage(snapshot, { window, mode, limit, after });
     found.push(...page.occurrences);
-    if (!page.more) return found;
-    const last = page.occurrences[page.occurrences.length - 1];
-    after = { start: last.start, eventId: eventIdOf(last) };
+    if (page.next === undefined) return found;
+    after = page.next;
   }
   throw new Error("paging did not end");
 }
