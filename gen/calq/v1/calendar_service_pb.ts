@@ -68,13 +68,14 @@ export type SearchEventsRequest = Message<"calq.v1.SearchEventsRequest"> & {
   endExclusive: string;
 
   /**
-   * IANA time-zone name, such as "Asia/Ho_Chi_Minh" or "America/New_York".
-   * Required. It is used to read local wall times and dates in `start` and
-   * `end_exclusive`, to check offsets written in them, and to render
-   * `start_local` and `end_local` in results. Fixed offsets such as "+07:00"
-   * and abbreviations such as "EST" are not zone names (UNKNOWN_TIMEZONE).
-   * Use the caller's recorded zone (GetCallerContext) or ask the user; never
-   * invent a place.
+   * IANA time-zone name of the form Area/Location, such as
+   * "Asia/Ho_Chi_Minh" or "America/New_York", or "UTC". Required. It is used
+   * to read local wall times and dates in `start` and `end_exclusive`, to
+   * check offsets written in them, and to render `start_local` and
+   * `end_local` in results. Fixed offsets such as "+07:00" and abbreviations
+   * such as "EST" or "CET" are not zone names (UNKNOWN_TIMEZONE). Use the
+   * caller's recorded zone (GetCallerContext) or ask the user; never invent a
+   * place.
    *
    * @generated from field: string timezone = 4;
    */
