@@ -25,6 +25,8 @@ export interface ExpansionLimits {
   readonly hotEnd: number;
   /** Occurrences one series may produce in the hot window, and per query outside it. */
   readonly maxOccurrencesPerSeries: number;
+  /** Occurrences the whole feed may materialise; series past it are expanded per query only. */
+  readonly maxOccurrencesPerFeed: number;
   /** Wall-clock milliseconds the whole feed's hot expansion may take. */
   readonly budgetMs: number;
 }
@@ -269,13 +271,15 @@ class CalendarExpansion {
 
   /** Materialises the hot window of a series and registers its tail. */
   private materialise(series: Series, master: EventComponent): void {
-    const { hotStart, hotEnd, maxOccurrencesPerSeries } = this.limits;
+    const { hotStart, hotEnd, maxOccurrencesPerSeries, maxOccurrencesPerFeed } = this.limits;
     const cap = maxOccurrencesPerSeries;
+    const room = Math.min(cap, maxOccurrencesPerFeed - this.occurrences.length);
     let indexedTo = hotStart;
-    if (!this.budget.exhausted) {
-      const result = series.expand(hotStart, hotEnd, cap, this.budget, this.occurrences);
+    if (!this.budget.exhausted && room > 0) {
+      const result = series.expand(hotStart, hotEnd, room, this.budget, this.occurrences);
       indexedTo = result.cut === "none" ? hotEnd : result.resumeAt;
-      if (result.cut === "cap") {
+      if (result.cut === "cap" && room < cap) this.reportFeedCapped();
+      else if (result.cut === "cap") {
         this.diagnostics.push({
           code: "SERIES_CAPPED",
           message: `the series reached the cap of ${cap} occurrences in the indexed range; later occurrences are expanded per query, at most ${cap} per query`,
@@ -284,6 +288,7 @@ class CalendarExpansion {
         });
       }
     }
+    if (room <= 0) this.reportFeedCapped();
     const indexedFrom = hotStart;
     if (series.firstSlot >= indexedFrom && series.lastSlot < indexedTo) return;
     this.tails.push({
@@ -295,6 +300,17 @@ class CalendarExpansion {
         if (from < indexedFrom) series.expand(from, Math.min(to, indexedFrom), cap, undefined, out, page);
         if (to > indexedTo) series.expand(Math.max(from, indexedTo), to, cap, undefined, out, page);
       },
+    });
+  }
+
+  private feedCapReported = false;
+
+  private reportFeedCapped(): void {
+    if (this.feedCapReported) return;
+    this.feedCapReported = true;
+    this.diagnostics.push({
+      code: "FEED_CAPPED",
+      message: `the feed reached the cap of ${this.limits.maxOccurrencesPerFeed} indexed occurrences; further series are expanded per query only`,
     });
   }
 

@@ -39,6 +39,8 @@ export type DiagnosticCode =
   | "RRULE_NEVER_MATCHES"
   /** A series reached its cap of occurrences; later ones were cut. */
   | "SERIES_CAPPED"
+  /** The feed reached its cap of indexed occurrences; later series are expanded per query. */
+  | "FEED_CAPPED"
   /** The feed's expansion time budget ran out; the remaining series were cut. */
   | "EXPANSION_BUDGET_EXHAUSTED"
   /** A value calq reads in part only (e.g. an RDATE date in a timed series). */

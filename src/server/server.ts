@@ -69,6 +69,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const handler = connectNodeAdapter({
     routes: (router) => router.service(CalendarService, service),
     interceptors: [errorBoundary],
+    // A search request is a few hundred bytes; nothing legitimate comes near this.
+    readMaxBytes: 64 * 1024,
   });
   const listener = await listenDualProtocol(handler, options.host ?? "127.0.0.1", options.port ?? 50051);
   return { host: listener.host, port: listener.port, store, close: (graceMs) => listener.close(graceMs) };

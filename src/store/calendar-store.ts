@@ -46,6 +46,7 @@ export function defaultLimits(now: number): ExpansionLimits {
     hotStart: now - YEAR_MS,
     hotEnd: now + 2 * YEAR_MS,
     maxOccurrencesPerSeries: 20_000,
+    maxOccurrencesPerFeed: 1_000_000,
     budgetMs: 2_000,
   };
 }

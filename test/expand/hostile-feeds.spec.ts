@@ -3,6 +3,8 @@
  * stalled), report what it could not use, and keep the rest of the feed.
  */
 import { describe, expect, it } from "vitest";
+import { defaultLimits } from "../../src/store/calendar-store.js";
+import { buildSnapshot } from "../../src/store/snapshot.js";
 import { feed, ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);
@@ -82,5 +84,17 @@ describe("other hostile components", () => {
     const { codes, summaries } = loaded(["UID:odd", "DTSTART;VALUE=DATE:20261130", "DURATION:PT1H", "SUMMARY:odd"]);
     expect(codes).toContain("UNREADABLE_COMPONENT");
     expect(summaries).toEqual(["still here"]);
+  });
+
+  it("stops indexing at the feed's cap and answers the rest on demand, exactly", () => {
+    const text = feed(["X-WR-TIMEZONE:UTC"], ...Array.from({ length: 5 }, (_, i) => [`UID:s${i}`, "DTSTART:20261101T090000Z", "RRULE:FREQ=DAILY"]));
+    const capped = buildSnapshot(text, { calendarId: "t", limits: { ...defaultLimits(readAt), maxOccurrencesPerFeed: 100 }, readAt });
+    const full = snapshotOf(text, readAt);
+    expect(capped.index.size).toBeLessThanOrEqual(100);
+    expect(capped.diagnostics.map((d) => d.code)).toContain("FEED_CAPPED");
+    const window = { start: Date.UTC(2026, 11, 1), endExclusive: Date.UTC(2027, 1, 1) };
+    const ids = (snapshot: typeof full) => searchAll(snapshot, window, "overlap", 7).map((o) => `${o.details.uid}@${o.start}`);
+    expect(ids(capped)).toEqual(ids(full));
+    expect(ids(full)).toHaveLength(5 * 62);
   });
 });

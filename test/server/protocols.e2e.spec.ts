@@ -1,4 +1,4 @@
-import { createClient, type Transport } from "@connectrpc/connect";
+import { Code, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CalendarService, MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
@@ -67,5 +67,12 @@ describe("one port serves every protocol", () => {
     const error = (await refused.json()) as { code: string; details: { type: string; debug: { reason: string } }[] };
     expect(error.code).toBe("invalid_argument");
     expect(error.details[0]).toMatchObject({ type: "google.rpc.ErrorInfo", debug: { reason: "UNKNOWN_TIMEZONE" } });
+  });
+
+  it("refuses an oversized request body without reading it all", async () => {
+    const client = createClient(CalendarService, createConnectTransport({ baseUrl: served.baseUrl, httpVersion: "1.1" }));
+    await expect(client.searchEvents({ ...request, calendarId: "x".repeat(100_000) }, { headers })).rejects.toMatchObject({
+      code: Code.ResourceExhausted,
+    });
   });
 });
