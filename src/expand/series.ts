@@ -159,10 +159,6 @@ export class Series {
     this.reachAhead = ahead;
   }
 
-  get details(): EventDetails {
-    return this.parts.details;
-  }
-
   private findLastSlot(lastRdate: number): number {
     const { rules, shape, startLocal } = this.parts;
     let last = Math.max(localToInstant(shape.zone, startLocal), lastRdate);

@@ -30,11 +30,6 @@ const CODES: Record<Reason, Code> = {
   PROVIDER_UNAVAILABLE: Code.Unavailable,
 };
 
-/** The gRPC code of a reason. */
-export function codeOf(reason: Reason): Code {
-  return CODES[reason];
-}
-
 /** A CalqError as the ConnectError the wire carries. */
 export function toConnectError(error: CalqError): ConnectError {
   const details: ConstructorParameters<typeof ConnectError>[3] = [

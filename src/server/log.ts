@@ -8,6 +8,3 @@ export type Logger = (record: Record<string, unknown>) => void;
 export const stderrLogger: Logger = (record) => {
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
 };
-
-/** Drops every record (tests that do not look at logs). */
-export const silentLogger: Logger = () => {};
