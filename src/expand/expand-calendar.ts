@@ -31,22 +31,31 @@ export interface ExpansionLimits {
   readonly budgetMs: number;
 }
 
+/** What one search page asks of the series expanded on demand. */
+export interface TailRequest {
+  /** The window [start, endExclusive). */
+  readonly start: number;
+  readonly endExclusive: number;
+  /** Occurrences starting before this are not wanted (the cursor's start). */
+  readonly startingFrom: number;
+  /** The page's own test: window, mode and cursor. */
+  readonly accepts: (occurrence: Occurrence) => boolean;
+  /** How many accepted occurrences the page needs. */
+  readonly wanted: number;
+  /** Shared by every tail of the search, so hostile series cannot stall it. */
+  readonly budget: Budget;
+}
+
 /**
  * Expands, on demand, the slots of one series that were not materialised.
  * `collect` appends occurrences whose slot lies outside the materialised
- * range and that may meet [start, endExclusive) and start at or after
- * `startingFrom`; of those that `accepts`, every one up to the `wanted`-th in
- * start order is included (later ones may be missing). Callers filter exactly.
+ * range and that may meet the window and start at or after `startingFrom`;
+ * of those the request `accepts`, every one up to the `wanted`-th in start
+ * order is included (later ones may be missing). Callers filter exactly.
+ * Returns false when the budget or the per-series cap cut it short.
  */
 export interface SeriesTail {
-  collect(
-    start: number,
-    endExclusive: number,
-    startingFrom: number,
-    accepts: (occurrence: Occurrence) => boolean,
-    wanted: number,
-    out: Occurrence[],
-  ): void;
+  collect(request: TailRequest, out: Occurrence[]): boolean;
 }
 
 /** A feed's occurrences, ready to index. */
@@ -209,7 +218,7 @@ class CalendarExpansion {
         this.unsupported(master, "an RDATE period that ends before it starts was ignored");
         continue;
       }
-      rdates.push({ local, end });
+      rdates.push({ instant: startInstant, local, end });
     }
     const exdates = new Set<number>();
     const exdateDays = new Set<number>();
@@ -250,12 +259,12 @@ class CalendarExpansion {
     const rules: RecurrenceRule[] = [];
     for (const value of values) {
       try {
-        const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay);
+        const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay, this.budget);
         rules.push(rule);
         if (rule.countCut) {
           this.diagnostics.push({
             code: "SERIES_CAPPED",
-            message: `${name} COUNT is above ${MAX_COUNTED}; only its first ${MAX_COUNTED} dates are used`,
+            message: `${name} COUNT could not be counted out (above ${MAX_COUNTED}, or past the feed's time budget); the series ends where counting stopped`,
             uid: master.uid,
             line: master.line,
           });
@@ -292,13 +301,15 @@ class CalendarExpansion {
     const indexedFrom = hotStart;
     if (series.firstSlot >= indexedFrom && series.lastSlot < indexedTo) return;
     this.tails.push({
-      collect(start, endExclusive, startingFrom, accepts, wanted, out) {
+      collect({ start, endExclusive, startingFrom, accepts, wanted, budget }, out) {
         // Every slot whose occurrence may end after `start` and start at or after `startingFrom`.
         const from = Math.max(start, startingFrom) - series.reachBehind;
         const to = endExclusive + series.reachAhead;
         const page = { accepts, wanted };
-        if (from < indexedFrom) series.expand(from, Math.min(to, indexedFrom), cap, undefined, out, page);
-        if (to > indexedTo) series.expand(Math.max(from, indexedTo), to, cap, undefined, out, page);
+        let complete = true;
+        if (from < indexedFrom) complete &&= series.expand(from, Math.min(to, indexedFrom), cap, budget, out, page).cut === "none";
+        if (to > indexedTo) complete &&= series.expand(Math.max(from, indexedTo), to, cap, budget, out, page).cut === "none";
+        return complete;
       },
     });
   }

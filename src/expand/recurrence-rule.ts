@@ -20,11 +20,15 @@ import type { Options } from "rrule";
 import { DAY_MS, HOUR_MS, MINUTE_MS, civil, floorTo } from "../time/civil.js";
 import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
 import type { RecurValue } from "../ics/parse-calendar.js";
+import type { Budget } from "./series.js";
 
 const { RRule } = rrule;
 
 /** Where a rule is tried before use: rrule stops by itself at the end of 9999. */
 const PROBE_FROM = Date.UTC(9960, 0, 1);
+
+/** Nothing after this wall time can be asked for (requests end before 2200). */
+const LAST_LOCAL = Date.UTC(2200, 0, 3);
 
 /** A COUNT above this is cut there (reported as a capped series). */
 export const MAX_COUNTED = 100_000;
@@ -76,6 +80,7 @@ export class RecurrenceRule {
     private readonly startLocal: number,
     zone: ZoneRules,
     allDay: boolean,
+    budget?: Budget,
   ) {
     const freq = FREQUENCIES[String(value.freq ?? "").toUpperCase()];
     if (freq === undefined) throw new RuleRefused("UNREADABLE_RRULE", "RRULE has no valid FREQ");
@@ -129,20 +134,37 @@ export class RecurrenceRule {
     this.checkMatchesSomeDate();
     // COUNT is turned into the date it ends on, so that every range can be
     // iterated from near its start (fast-forward) like any other rule.
-    this.countCut = count !== undefined && count > MAX_COUNTED;
-    const countEnd = count === undefined ? undefined : this.countedEnd(Math.min(count, MAX_COUNTED));
-    this.lastLocal = countEnd === undefined ? untilLocal : Math.min(countEnd, untilLocal ?? Infinity);
+    const counted = count === undefined ? undefined : this.countedEnd(Math.min(count, MAX_COUNTED), budget);
+    this.countCut = (count !== undefined && count > MAX_COUNTED) || counted?.cut === true;
+    this.lastLocal = counted === undefined ? untilLocal : Math.min(counted.last, untilLocal ?? Infinity);
   }
 
-  /** The local wall time of the rule's `count`-th date from DTSTART. */
-  private countedEnd(count: number): number {
+  /**
+   * The wall time of the last occurrence COUNT allows. DTSTART is the first
+   * occurrence and counts (RFC 5545 §3.3.10); when it is not itself a date of
+   * the rule, the rule adds COUNT-1 dates. Dates past 2200 are never asked
+   * for, and the walk stops there or when the feed's budget runs out (`cut`).
+   */
+  private countedEnd(count: number, budget: Budget | undefined): { last: number; cut: boolean } {
+    const rule = new RRule({ ...this.options, count, dtstart: new Date(this.startLocal), until: new Date(LAST_LOCAL) }, true);
+    let first: number | undefined;
+    let previous = this.startLocal;
     let last = this.startLocal;
-    const rule = new RRule({ ...this.options, count, dtstart: new Date(this.startLocal) }, true);
+    let seen = 0;
+    let cut = false;
     rule.all((date) => {
+      if (budget !== undefined && !budget.allows()) {
+        cut = true;
+        return false;
+      }
+      previous = last;
       last = date.getTime();
+      first ??= last;
+      seen++;
       return true;
     });
-    return last;
+    if (first !== undefined && first !== this.startLocal && seen === count) return { last: previous, cut };
+    return { last, cut };
   }
 
   /**

@@ -55,10 +55,21 @@ export function maxLengthMs(shape: Shape): number {
   return length.kind === "exact" ? length.ms : length.days * 25 * 3_600_000 + length.exactMs;
 }
 
-/** An RDATE slot: a local wall time in the series' zone, maybe with its own end. */
+/**
+ * An RDATE slot: its instant (exact, even inside a fold), its wall time in
+ * the series' zone, and for RDATE;VALUE=PERIOD its own end.
+ */
 export interface RdateSlot {
+  readonly instant: number;
   readonly local: number;
-  /** The period's end instant, for RDATE;VALUE=PERIOD. */
+  readonly end?: number;
+}
+
+/** One slot of an expansion before it becomes an occurrence. */
+interface Candidate {
+  readonly local: number;
+  readonly instant: number;
+  /** A period's own end (RDATE;VALUE=PERIOD). */
   readonly end?: number;
 }
 
@@ -91,15 +102,23 @@ export interface PageNeed {
 /** What cut an expansion short, if anything. */
 export type Cut = "none" | "cap" | "budget";
 
-/** A wall-clock deadline shared by the expansions of one feed. */
+/**
+ * Work allowed to a set of expansions: a wall-clock deadline (a feed's load)
+ * and/or a number of rule dates visited (one search's on-demand series).
+ * Every date a rule visits counts, kept or not.
+ */
 export class Budget {
   private visits = 0;
   exhausted = false;
-  constructor(private readonly deadline: number) {}
-  /** False once the deadline has passed (checked every 1024 calls). */
+  constructor(
+    private readonly deadline = Infinity,
+    private readonly maxVisits = Infinity,
+  ) {}
+  /** False once the deadline or the visit count is passed. */
   allows(): boolean {
     if (this.exhausted) return false;
-    if ((++this.visits & 1023) === 0 && Date.now() > this.deadline) this.exhausted = true;
+    this.visits++;
+    if (this.visits > this.maxVisits || ((this.visits & 1023) === 0 && Date.now() > this.deadline)) this.exhausted = true;
     return !this.exhausted;
   }
 }
@@ -139,16 +158,15 @@ export class Series {
     let firstRdate = Infinity;
     let lastRdate = -Infinity;
     for (const rdate of rdates) {
-      const instant = localToInstant(zone, rdate.local);
-      firstRdate = Math.min(firstRdate, instant);
-      lastRdate = Math.max(lastRdate, instant);
+      firstRdate = Math.min(firstRdate, rdate.instant);
+      lastRdate = Math.max(lastRdate, rdate.instant);
     }
     this.firstSlot = Math.min(localToInstant(zone, startLocal), firstRdate);
     this.lastSlot = this.findLastSlot(lastRdate);
     let behind = maxLengthMs(shape);
     let ahead = 0;
     for (const rdate of rdates) {
-      if (rdate.end !== undefined) behind = Math.max(behind, rdate.end - localToInstant(zone, rdate.local));
+      if (rdate.end !== undefined) behind = Math.max(behind, rdate.end - rdate.instant);
     }
     for (const future of futures) {
       // A wall-clock shift may differ from elapsed time by a DST change; a day covers any.
@@ -173,8 +191,9 @@ export class Series {
    * Occurrences of the slots whose instants lie in [from, to), at most `cap`
    * of them, in slot order. Returns what cut the expansion short and, when
    * cut, the first slot instant not expanded (everything before it is exact).
-   * With `page`, each rule may stop early (see PageNeed); not for series whose
-   * THISANDFUTURE overrides can reorder starts.
+   * With `page`, each rule stops once it has `page.wanted` accepted slots,
+   * and only accepted slots count against `cap` (see PageNeed); not for
+   * series whose THISANDFUTURE overrides can reorder starts.
    */
   expand(
     from: number,
@@ -189,72 +208,86 @@ export class Series {
     if (to <= from) return { cut: "none", resumeAt: to };
     const { shape, startLocal, rules, exrules, rdates, futures } = this.parts;
     const zone = shape.zone;
-    const fromLocal = instantToLocal(zone, from) - DAY_MS;
-    const toLocal = instantToLocal(zone, to) + DAY_MS;
+    // The wall times whose instants can fall in [from, to), with the offsets
+    // in force around each end (a DST change near an end moves the bound).
+    const fromLocal = from + Math.min(zone.offsetAt(from - DAY_MS), zone.offsetAt(from), zone.offsetAt(from + DAY_MS));
+    const toLocal = to + Math.max(zone.offsetAt(to - DAY_MS), zone.offsetAt(to), zone.offsetAt(to + DAY_MS)) + 1;
     const need = futures.length === 0 ? page : undefined;
+    let cut: Cut = "none";
+    const spend = () => {
+      if (budget === undefined || budget.allows()) return true;
+      cut = "budget";
+      return false;
+    };
 
+    // Nothing at or after stopLocal is exact: an exclusion or a rule stopped there.
+    let stopLocal = Infinity;
     const excludedByRule = new Set<number>();
     for (const rule of exrules) {
       rule.each(fromLocal, toLocal, (local) => {
-        excludedByRule.add(local);
-        return excludedByRule.size < cap * 4;
+        if (spend()) return excludedByRule.add(local) !== undefined;
+        stopLocal = Math.min(stopLocal, local);
+        return false;
       });
     }
-    const kept = (local: number, slotInstant: number) =>
-      slotInstant >= from && slotInstant < to && !excludedByRule.has(local) && !this.isExcluded(local, slotInstant);
+    const kept = (local: number, instant: number) =>
+      instant >= from && instant < to && !excludedByRule.has(local) && !this.isExcluded(local, instant);
 
-    // Wall times of every kept slot; rdates may carry their own end.
-    const locals: number[] = [];
+    const candidates: Candidate[] = [];
+    const startInstant = localToInstant(zone, startLocal);
+    if (kept(startLocal, startInstant)) candidates.push({ local: startLocal, instant: startInstant });
     const periodEnds = new Map<number, number>();
-    if (kept(startLocal, localToInstant(zone, startLocal))) locals.push(startLocal);
     for (const rdate of rdates) {
-      if (rdate.local < fromLocal || rdate.local >= toLocal || !kept(rdate.local, localToInstant(zone, rdate.local))) continue;
-      locals.push(rdate.local);
-      if (rdate.end !== undefined) periodEnds.set(rdate.local, rdate.end);
+      if (!kept(rdate.local, rdate.instant)) continue;
+      candidates.push(rdate);
+      if (rdate.end !== undefined) periodEnds.set(rdate.instant, rdate.end);
     }
-    let stopLocal = Infinity;
-    let cut: Cut = "none";
     for (const rule of rules) {
       let produced = 0;
-      let accepted = 0;
+      const accepted = new Set<number>();
       rule.each(fromLocal, toLocal, (local) => {
-        if (local >= stopLocal) return false;
-        const slotInstant = localToInstant(zone, local);
-        if (!kept(local, slotInstant)) return true;
-        if (budget !== undefined && !budget.allows()) {
-          cut = "budget";
+        if (local >= stopLocal || !spend()) {
           stopLocal = Math.min(stopLocal, local);
           return false;
+        }
+        const instant = localToInstant(zone, local);
+        if (!kept(local, instant)) return true;
+        const candidate = { local, instant, end: periodEnds.get(instant) };
+        if (need !== undefined) {
+          // Only what the page accepts is kept; one slot per instant (a wall
+          // time moved out of a DST gap counts once).
+          const occurrence = this.occurrenceOf(candidate);
+          if (occurrence === undefined || !need.accepts(occurrence)) return true;
+          candidates.push(candidate);
+          accepted.add(occurrence.slot);
+          return accepted.size < Math.min(need.wanted, cap);
         }
         if (++produced > cap) {
           if (cut === "none") cut = "cap";
           stopLocal = Math.min(stopLocal, local);
           return false;
         }
-        locals.push(local);
-        if (need === undefined) return true;
-        const occurrence = this.occurrenceOf(local, slotInstant, undefined);
-        return !(occurrence !== undefined && need.accepts(occurrence) && ++accepted >= need.wanted);
+        candidates.push(candidate);
+        return true;
       });
     }
 
-    locals.sort((a, b) => a - b);
+    candidates.sort((a, b) => a.instant - b.instant || (b.end !== undefined ? 1 : 0) - (a.end !== undefined ? 1 : 0));
     let resumeAt = stopLocal === Infinity ? to : Math.min(to, localToInstant(zone, stopLocal));
     let emitted = 0;
-    let previousSlot = NaN;
-    for (const local of locals) {
-      if (local >= stopLocal) break;
-      const slotInstant = localToInstant(zone, local);
+    const seen = new Set<number>();
+    for (const candidate of candidates) {
+      if (candidate.instant >= resumeAt) break;
       // Two wall times can name one instant (one moved out of a DST gap): one slot.
-      const slot = shape.allDay ? local : slotInstant;
-      if (slot === previousSlot || slotInstant >= resumeAt) continue;
-      previousSlot = slot;
+      const slot = shape.allDay ? candidate.local : candidate.instant;
+      if (seen.has(slot)) continue;
+      seen.add(slot);
       if (emitted === cap) {
         cut = "cap";
-        resumeAt = slotInstant;
+        resumeAt = candidate.instant;
         break;
       }
-      const occurrence = this.occurrenceOf(local, slotInstant, periodEnds.get(local));
+      const occurrence = this.occurrenceOf(candidate);
       if (occurrence !== undefined) out.push(occurrence);
       emitted++;
     }
@@ -268,13 +301,13 @@ export class Series {
     return exdateDays.size > 0 && exdateDays.has(floorTo(local, DAY_MS));
   }
 
-  private occurrenceOf(local: number, slotInstant: number, periodEnd: number | undefined): Occurrence | undefined {
+  private occurrenceOf({ local, instant, end }: Candidate): Occurrence | undefined {
     const { shape, details, futures } = this.parts;
-    const slot = shape.allDay ? local : slotInstant;
-    const future = latestFuture(futures, slotInstant);
+    const slot = shape.allDay ? local : instant;
+    const future = latestFuture(futures, instant);
     if (future === undefined) {
-      const { start, end } = intervalAt(shape, local);
-      return { start, end: periodEnd ?? end, slot, details };
+      if (shape.allDay) return { ...intervalAt(shape, local), slot, details };
+      return { start: instant, end: end ?? endOf(shape, instant), slot, details };
     }
     if (future.cancelled) return undefined;
     const moved = local + future.shift;

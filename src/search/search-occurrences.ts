@@ -4,7 +4,8 @@
  * occurrences and query always give the same page, which is what makes pages
  * of a snapshot concatenate to the unpaged result.
  */
-import type { SeriesTail } from "../expand/expand-calendar.js";
+import type { SeriesTail, TailRequest } from "../expand/expand-calendar.js";
+import { Budget } from "../expand/series.js";
 import { compareOccurrences, eventIdOf, type Occurrence } from "../expand/occurrence.js";
 import type { IntervalIndex } from "../index/interval-index.js";
 import { matches, type MatchMode, type Window } from "./match.js";
@@ -31,6 +32,11 @@ export interface PageQuery {
 
 export interface Page {
   readonly occurrences: readonly Occurrence[];
+  /**
+   * False when expanding a series on demand hit its work budget or cap, so
+   * occurrences may be missing (only hostile feeds get here; the server logs it).
+   */
+  readonly complete: boolean;
   /** True when more matching occurrences follow the page. */
   readonly more: boolean;
   /** Where the next page starts (after the page's last occurrence), when there is more. */
@@ -41,12 +47,12 @@ export interface Page {
 export function searchPage(calendar: SearchableOccurrences, query: PageQuery): Page {
   const wanted = query.limit + 1;
   const fromIndex = indexCandidates(calendar.index, query, wanted);
-  const fromTails = tailCandidates(calendar.tails, query, wanted);
+  const { found: fromTails, complete } = tailCandidates(calendar.tails, query, wanted);
   const merged = fromTails.length === 0 ? fromIndex : mergeSorted(fromIndex, fromTails, wanted);
   const occurrences = merged.slice(0, query.limit);
-  if (merged.length <= query.limit) return { occurrences, more: false };
+  if (merged.length <= query.limit) return { occurrences, complete, more: false };
   const last = occurrences[occurrences.length - 1];
-  return { occurrences, more: true, next: { start: last.start, eventId: eventIdOf(last) } };
+  return { occurrences, complete, more: true, next: { start: last.start, eventId: eventIdOf(last) } };
 }
 
 function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wanted: number): Occurrence[] {
@@ -78,14 +84,25 @@ function positionAfter(index: IntervalIndex<Occurrence>, after: Position): numbe
   return position;
 }
 
-function tailCandidates(tails: readonly SeriesTail[], query: PageQuery, wanted: number): Occurrence[] {
-  if (tails.length === 0) return [];
+/** Rule dates one search may visit across all its on-demand series (well under a second). */
+export const TAIL_VISITS_PER_SEARCH = 250_000;
+
+function tailCandidates(tails: readonly SeriesTail[], query: PageQuery, wanted: number): { found: Occurrence[]; complete: boolean } {
+  if (tails.length === 0) return { found: [], complete: true };
   const { window, mode, after } = query;
   const collected: Occurrence[] = [];
   const accepts = (occurrence: Occurrence) => matches(occurrence, window, mode) && isAfter(occurrence, after);
-  const startingFrom = after?.start ?? -Infinity;
-  for (const tail of tails) tail.collect(window.start, window.endExclusive, startingFrom, accepts, wanted, collected);
-  return collected.filter(accepts).sort(compareOccurrences);
+  const request: TailRequest = {
+    start: window.start,
+    endExclusive: window.endExclusive,
+    startingFrom: after?.start ?? -Infinity,
+    accepts,
+    wanted,
+    budget: new Budget(Infinity, TAIL_VISITS_PER_SEARCH),
+  };
+  let complete = true;
+  for (const tail of tails) complete = tail.collect(request, collected) && complete;
+  return { found: collected.filter(accepts).sort(compareOccurrences), complete };
 }
 
 function isAfter(occurrence: Occurrence, after: Position | undefined): boolean {

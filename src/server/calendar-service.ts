@@ -95,6 +95,9 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       }
 
       const page = searchPage(snapshot, { window, mode, limit, after });
+      if (!page.complete) {
+        log({ level: "warn", msg: "on-demand expansion cut short; the page may miss occurrences", calendar_id: view.config.id, snapshot_id: snapshot.id });
+      }
       const nextCursor =
         page.next === undefined ? "" : cursors.encode(binding, { snapshotId: snapshot.id, position: page.next, searchStartedAt });
       const render = { calendarId: view.config.id, calendarZone: snapshot.zone, requestZone: window.zone, window };

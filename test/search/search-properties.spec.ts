@@ -41,8 +41,9 @@ function occurrence(
 /** A tail that pushes the same occurrences whatever the window: extras are allowed. */
 function fixedTail(occurrences: readonly Occurrence[]): SeriesTail {
   return {
-    collect(_start, _endExclusive, _startingFrom, _accepts, _wanted, out) {
+    collect(_request, out) {
       out.push(...occurrences);
+      return true;
     },
   };
 }
@@ -50,8 +51,9 @@ function fixedTail(occurrences: readonly Occurrence[]): SeriesTail {
 /** A tail that pushes only what may meet the window (closed at both ends, so still loose). */
 function looseTail(occurrences: readonly Occurrence[]): SeriesTail {
   return {
-    collect(start, endExclusive, _startingFrom, _accepts, _wanted, out) {
+    collect({ start, endExclusive }, out) {
       for (const candidate of occurrences) if (candidate.start <= endExclusive && candidate.end >= start) out.push(candidate);
+      return true;
     },
   };
 }

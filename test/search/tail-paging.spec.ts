@@ -103,3 +103,59 @@ describe("dense series stay cheap to page", () => {
     expect(page.occurrences.map((occurrence) => occurrence.start - afterCap)).toEqual([-2000, -1000]);
   });
 });
+
+describe("on-demand pages stay exact and bounded (second review)", () => {
+  const far = (y: number, m: number, d: number, h = 0, mi = 0) => Date.UTC(y, m - 1, d, h, mi);
+
+  it("ten SECONDLY series answer a page in 2040 without stalling", () => {
+    const calendar = snapshot(...Array.from({ length: 10 }, (_, i) => vevent(`UID:sec-${i}`, "DTSTART:20260101T090000Z", "RRULE:FREQ=SECONDLY")).flat());
+    const page = searchPage(calendar, { window: { start: far(2040, 6, 1, 12), endExclusive: far(2040, 6, 2) }, mode: "startWithin", limit: 1 });
+    expect(page.occurrences.map((occurrence) => occurrence.start)).toEqual([far(2040, 6, 1, 12)]);
+    expect(page.complete).toBe(true);
+  });
+
+  it("slots merged by a DST gap are one occurrence, found whatever the page size", () => {
+    const calendar = snapshot(
+      ...vevent("UID:gap", "DTSTART;TZID=America/New_York:20260101T020000", "DURATION:PT15M", "RRULE:FREQ=DAILY;BYHOUR=2,3;BYMINUTE=0,30"),
+    );
+    const window = { start: far(2040, 3, 11, 6, 30), endExclusive: far(2040, 3, 13) };
+    const whole = searchAll(calendar, window, "startWithin").map(eventIdOf);
+    expect(new Set(whole).size).toBe(whole.length);
+    for (const limit of [1, 2, 3]) expect(searchAll(calendar, window, "startWithin", limit).map(eventIdOf)).toEqual(whole);
+  });
+
+  it("an RDATE period on a rule's slot keeps its own end when a page is judged", () => {
+    const calendar = snapshot(
+      ...vevent("UID:p", "DTSTART:20260101T000000Z", "DURATION:PT3H", "RRULE:FREQ=HOURLY", "RDATE;VALUE=PERIOD:20400601T070000Z/20400601T073000Z"),
+    );
+    const window = { start: far(2040, 6, 1, 9, 30), endExclusive: far(2040, 6, 1, 12) };
+    const hours = (limit: number) => searchAll(calendar, window, "overlap", limit).map((occurrence) => new Date(occurrence.start).getUTCHours());
+    expect(hours(100)).toEqual([7, 8, 9, 10, 11].filter((hour) => hour !== 7));
+    expect(hours(1)).toEqual(hours(100));
+  });
+
+  it("a long look-back does not use up the per-query cap before the window", () => {
+    const calendar = snapshot(...vevent("UID:m", "DTSTART:20260101T000000Z", "DURATION:P14D", "RRULE:FREQ=MINUTELY"));
+    const page = searchPage(calendar, { window: { start: far(2040, 6, 1, 9), endExclusive: far(2040, 6, 1, 9, 5) }, mode: "startWithin", limit: 5 });
+    expect(page.occurrences).toHaveLength(5);
+  });
+
+  it("an RDATE given in UTC inside a fold keeps its instant", () => {
+    const calendar = snapshot(...vevent("UID:f", "DTSTART;TZID=America/New_York:20261025T013000", "RDATE:20261101T063000Z"));
+    const found = searchAll(calendar, { start: far(2026, 11, 1), endExclusive: far(2026, 11, 2) }, "startWithin");
+    expect(found.map((occurrence) => new Date(occurrence.start).toISOString())).toEqual(["2026-11-01T06:30:00.000Z"]);
+  });
+
+  it("COUNT counts DTSTART even when it is not a date of the rule (RFC 5545 §3.3.10)", () => {
+    const calendar = snapshot(...vevent("UID:c", "DTSTART:20260303T090000Z", "RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=3"));
+    const found = searchAll(calendar, { start: far(2026, 3, 1), endExclusive: far(2026, 4, 1) }, "startWithin");
+    expect(found.map((occurrence) => new Date(occurrence.start).getUTCDate())).toEqual([3, 9, 16]);
+  });
+
+  it("a dense EXRULE keeps excluding, far from the load too", () => {
+    const calendar = snapshot(...vevent("UID:x", "DTSTART:20260101T090000Z", "RRULE:FREQ=DAILY", "EXRULE:FREQ=SECONDLY;BYHOUR=9"));
+    const page = searchPage(calendar, { window: { start: far(2040, 1, 1), endExclusive: far(2040, 1, 20) }, mode: "overlap", limit: 5 });
+    expect(page.occurrences).toEqual([]);
+    expect(page.complete).toBe(true);
+  });
+});
