@@ -223,7 +223,7 @@ class CalendarExpansion {
     const exdates = new Set<number>();
     const exdateDays = new Set<number>();
     for (const exdate of master.exdates) {
-      if (shape.allDay) exdates.add(exdate.kind === "date" ? exdate.local : dayOf(instantToLocal(zone, this.instantOf(exdate))));
+      if (shape.allDay) exdates.add(exdate.kind === "date" ? exdate.local : floorTo(instantToLocal(zone, this.instantOf(exdate)), DAY_MS));
       else if (exdate.kind === "date") exdateDays.add(exdate.local);
       else exdates.add(this.instantOf(exdate));
     }
@@ -338,7 +338,7 @@ class CalendarExpansion {
   /** The slot key of a RECURRENCE-ID: an instant, or a local date for all-day series. */
   private slotKeyOf(recurrenceId: IcsTime, shape: Shape): number {
     if (shape.allDay) {
-      return recurrenceId.kind === "date" ? recurrenceId.local : dayOf(instantToLocal(shape.zone, this.instantOf(recurrenceId)));
+      return recurrenceId.kind === "date" ? recurrenceId.local : floorTo(instantToLocal(shape.zone, this.instantOf(recurrenceId)), DAY_MS);
     }
     return this.instantOf(recurrenceId);
   }
@@ -405,9 +405,6 @@ function lengthOfDuration(duration: IcsDuration): Length {
   return duration.days === 0 ? { kind: "exact", ms: duration.exactMs } : { kind: "nominal", ...duration };
 }
 
-function dayOf(local: number): number {
-  return floorTo(local, DAY_MS);
-}
 
 /** A short, stable, URL-safe digest of a UID (96 bits). */
 function uidKeyOf(uid: string): string {

@@ -71,6 +71,8 @@ interface Candidate {
   readonly instant: number;
   /** A period's own end (RDATE;VALUE=PERIOD). */
   readonly end?: number;
+  /** Already built, when a page had to judge it. */
+  readonly occurrence?: Occurrence;
 }
 
 /** A RANGE=THISANDFUTURE override: slots from `slot` on take its changes. */
@@ -258,7 +260,7 @@ export class Series {
           // time moved out of a DST gap counts once).
           const occurrence = this.occurrenceOf(candidate);
           if (occurrence === undefined || !need.accepts(occurrence)) return true;
-          candidates.push(candidate);
+          candidates.push({ ...candidate, occurrence });
           accepted.add(occurrence.slot);
           return accepted.size < Math.min(need.wanted, cap);
         }
@@ -287,7 +289,7 @@ export class Series {
         resumeAt = candidate.instant;
         break;
       }
-      const occurrence = this.occurrenceOf(candidate);
+      const occurrence = candidate.occurrence ?? this.occurrenceOf(candidate);
       if (occurrence !== undefined) out.push(occurrence);
       emitted++;
     }

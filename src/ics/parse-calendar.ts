@@ -269,6 +269,7 @@ class CalendarReader {
       const recurrenceIdProperty = properties.find((property) => property[0] === "recurrence-id");
       const durationValue = firstValue(component, "duration");
       const lastModified = properties.find((property) => property[0] === "last-modified");
+      const sequence = firstValue(component, "sequence");
       return {
         uid,
         line: line ?? 0,
@@ -277,7 +278,7 @@ class CalendarReader {
         status: statusValue(textValue(component, "status")),
         transparent: textValue(component, "transp").toUpperCase() === "TRANSPARENT",
         lastModified: lastModified === undefined ? undefined : this.instantValue(lastModified),
-        sequence: Number.isInteger(firstValue(component, "sequence")) ? (firstValue(component, "sequence") as number) : 0,
+        sequence: Number.isInteger(sequence) ? (sequence as number) : 0,
         start: this.timeValue(startProperty, startProperty[3]),
         end: this.optionalTime(properties, "dtend"),
         duration: durationValue === undefined ? undefined : parseDuration(String(durationValue)),
