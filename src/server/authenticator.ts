@@ -3,6 +3,7 @@
  * never a request field. Tokens are compared by their SHA-256 digests, as
  * calq.yaml stores them.
  */
+import type { HandlerContext } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
 import { sha256Hex, type CalqConfig, type PrincipalConfig } from "../config/calq-config.js";
 
@@ -17,8 +18,16 @@ export class Authenticator {
     }
   }
 
+  /**
+   * The caller of a request, taken from its credentials alone; UNAUTHENTICATED
+   * otherwise. Async so that credential checks needing I/O fit the same shape.
+   */
+  async authenticate(context: HandlerContext): Promise<Principal> {
+    return this.fromAuthorization(context.requestHeader.get("authorization"));
+  }
+
   /** The principal of an `authorization: Bearer <token>` header; UNAUTHENTICATED otherwise. */
-  authenticate(authorization: string | null): Principal {
+  fromAuthorization(authorization: string | null): Principal {
     const match = authorization === null ? null : /^Bearer ([\x21-\x7e]+)$/i.exec(authorization.trim());
     const principal = match === null ? undefined : this.byDigest.get(sha256Hex(match[1]));
     if (principal === undefined) {

@@ -49,11 +49,11 @@ const MODES: Partial<Record<MatchMode, EngineMatchMode>> = {
 
 export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof CalendarService> {
   const { store, authenticator, cursors, log, now } = deps;
-  const caller = (context: HandlerContext): Principal => authenticator.authenticate(context.requestHeader.get("authorization"));
+  const caller = (context: HandlerContext): Promise<Principal> => authenticator.authenticate(context);
 
   return {
-    searchEvents(request, context): SearchEventsResponse {
-      const principal = caller(context);
+    async searchEvents(request, context): Promise<SearchEventsResponse> {
+      const principal = await caller(context);
       const limit = checkLimit(request.limit);
       const mode = MODES[request.matchMode];
       if (mode === undefined) {
@@ -119,8 +119,8 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       });
     },
 
-    listCalendars(_request, context) {
-      const principal = caller(context);
+    async listCalendars(_request, context) {
+      const principal = await caller(context);
       const calendars = store
         .views()
         .filter((view) => mayRead(principal, view) !== undefined)
@@ -138,8 +138,8 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       return create(ListCalendarsResponseSchema, { calendars });
     },
 
-    getCallerContext(_request, context) {
-      const principal = caller(context);
+    async getCallerContext(_request, context) {
+      const principal = await caller(context);
       return create(GetCallerContextResponseSchema, {
         principalId: principal.id,
         timezone: principal.timezone ?? "",
