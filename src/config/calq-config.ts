@@ -13,12 +13,45 @@ import { isRequestZone } from "../time/request-window.js";
 
 /** The capability to read calendars one is not a reader of (audit-logged). */
 export const READ_ANY = "calendar.read.any";
-const KNOWN_CAPABILITIES = new Set([READ_ANY, "calendar.read", "calendar.admin"]);
+/** The capability to see feed state, reload and import (CalendarAdminService; audit-logged). */
+export const ADMIN = "calendar.admin";
+const KNOWN_CAPABILITIES = new Set([READ_ANY, "calendar.read", ADMIN]);
+
+/**
+ * A value that must never be printed: logs, errors and JSON see
+ * "[redacted]"; only `reveal()` gives the value, at the one place it is sent.
+ */
+export class Secret {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+  }
+  reveal(): string {
+    return this.#value;
+  }
+  toString(): string {
+    return "[redacted]";
+  }
+  toJSON(): string {
+    return "[redacted]";
+  }
+}
+
+/** Where a calendar's ICS comes from. */
+export type FeedSource =
+  | { readonly kind: "file"; /** Absolute path. */ readonly path: string }
+  | {
+      readonly kind: "http";
+      readonly url: URL;
+      /** Request headers whose values come from environment variables (feed secrets). */
+      readonly headers: ReadonlyMap<string, Secret>;
+    };
 
 export interface CalendarConfig {
   readonly id: string;
-  /** Absolute path of the ICS file. */
-  readonly source: string;
+  readonly source: FeedSource;
+  /** How often the source is checked for a new version. */
+  readonly refreshMs: number;
   /** IANA zone for floating times and all-day days; overrides X-WR-TIMEZONE. */
   readonly timezone?: string;
   readonly name: string;
@@ -44,10 +77,25 @@ export interface SearchConfig {
   readonly cursorKeyEnv: readonly string[];
 }
 
+/** Bounds on reading one feed; hitting one is a diagnostic or a failed reload, never a crash. */
+export interface FeedLimits {
+  /** Bytes of ICS text (after HTTP decompression); a larger feed fails to load. */
+  readonly maxBytes: number;
+  /** Whole HTTP fetch, body included. */
+  readonly fetchTimeoutMs: number;
+  /** VEVENTs read per feed; later ones are left out with a diagnostic. */
+  readonly maxComponents: number;
+  readonly maxOccurrencesPerSeries: number;
+  readonly maxOccurrencesPerFeed: number;
+  /** Wall-clock time the feed's expansion may take per load. */
+  readonly expansionBudgetMs: number;
+}
+
 export interface CalqConfig {
   readonly calendars: readonly CalendarConfig[];
   readonly principals: readonly PrincipalConfig[];
   readonly search: SearchConfig;
+  readonly feeds: FeedLimits;
 }
 
 /** A config that cannot be used; the message names the entry at fault. */
@@ -59,6 +107,15 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_SEARCH: SearchConfig = { maxWindowDays: 366, cursorLifetimeMinutes: 15, cursorKeyEnv: [] };
+export const DEFAULT_FEED_LIMITS: FeedLimits = {
+  maxBytes: 50 * 1024 * 1024,
+  fetchTimeoutMs: 30_000,
+  maxComponents: 100_000,
+  maxOccurrencesPerSeries: 20_000,
+  maxOccurrencesPerFeed: 1_000_000,
+  expansionBudgetMs: 2_000,
+};
+export const DEFAULT_REFRESH_MS = 5 * 60_000;
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Reads DIR/calq.yaml when present, else serves DIR's *.ics to the dev principal. */
@@ -83,7 +140,8 @@ export function directoryConfig(directory: string, devToken: string | undefined)
   const calendars = files.map((file) => {
     const id = basename(file, ".ics");
     if (!ID_PATTERN.test(id)) throw new ConfigError(`${file}: the file name is not a usable calendar id`);
-    return { id, source: resolve(directory, file), name: id, readers: ["dev"] };
+    const source: FeedSource = { kind: "file", path: resolve(directory, file) };
+    return { id, source, refreshMs: DEFAULT_REFRESH_MS, name: id, readers: ["dev"] };
   });
   return {
     calendars,
@@ -91,6 +149,7 @@ export function directoryConfig(directory: string, devToken: string | undefined)
       { id: "dev", primary: calendars[0].id, tokenDigests: [sha256Hex(devToken)], capabilities: [] },
     ],
     search: DEFAULT_SEARCH,
+    feeds: DEFAULT_FEED_LIMITS,
   };
 }
 
@@ -105,18 +164,26 @@ export function loadConfigFile(path: string): CalqConfig {
   return parseConfig(document, resolve(path, ".."), path);
 }
 
-/** Checks a parsed config document. */
-export function parseConfig(document: unknown, baseDirectory: string, label = "calq.yaml"): CalqConfig {
+/**
+ * Checks a parsed config document. Header secrets are read from `environment`
+ * now, so a missing one stops the start instead of failing every fetch.
+ */
+export function parseConfig(
+  document: unknown,
+  baseDirectory: string,
+  label = "calq.yaml",
+  environment: NodeJS.ProcessEnv = process.env,
+): CalqConfig {
   const root = record(document, label);
   const calendars = list(root.calendars, `${label}: calendars`).map((entry, i) => {
     const where = `${label}: calendars[${i}]`;
     const item = record(entry, where);
     const id = requiredId(item.id, `${where}.id`);
-    const source = requiredString(item.source, `${where} (${id}).source`);
     const timezone = optionalZone(item.timezone, `${where} (${id}).timezone`);
     return {
       id,
-      source: isAbsolute(source) ? source : resolve(baseDirectory, source),
+      source: parseSource(item, baseDirectory, `${where} (${id})`, environment),
+      refreshMs: item.refresh === undefined ? DEFAULT_REFRESH_MS : duration(item.refresh, `${where} (${id}).refresh`),
       timezone,
       name: optionalString(item.name, `${where} (${id}).name`) ?? id,
       readers: list(item.readers ?? [], `${where} (${id}).readers`).map((reader, j) =>
@@ -161,7 +228,76 @@ export function parseConfig(document: unknown, baseDirectory: string, label = "c
       if (!principalIds.has(reader)) throw new ConfigError(`${label}: calendar ${calendar.id} names unknown reader "${reader}"`);
     }
   }
-  return { calendars, principals, search: parseSearch(root.search, `${label}: search`) };
+  return {
+    calendars,
+    principals,
+    search: parseSearch(root.search, `${label}: search`),
+    feeds: parseFeedLimits(root.feeds, `${label}: feeds`),
+  };
+}
+
+/** `source:` is a path (relative to calq.yaml's folder) or an http(s) URL; `headers:` only go with a URL. */
+function parseSource(item: Record<string, unknown>, baseDirectory: string, where: string, environment: NodeJS.ProcessEnv): FeedSource {
+  const text = requiredString(item.source, `${where}.source`);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    if (item.headers !== undefined) throw new ConfigError(`${where}.headers: only an http(s) source sends headers`);
+    return { kind: "file", path: isAbsolute(text) ? text : resolve(baseDirectory, text) };
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`${where}.source: not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`${where}.source: only http and https URLs are read (got ${url.protocol})`);
+  }
+  const headers = new Map<string, Secret>();
+  for (const [name, value] of Object.entries(record(item.headers ?? {}, `${where}.headers`))) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`${where}.headers: "${name}" is not a header name`);
+    const from = record(value, `${where}.headers.${name}`);
+    const variable = requiredString(from.env, `${where}.headers.${name}.env`);
+    const secret = environment[variable];
+    if (secret === undefined || secret === "") {
+      throw new ConfigError(`${where}.headers.${name}: environment variable ${variable} is not set`);
+    }
+    headers.set(name, new Secret(secret));
+  }
+  return { kind: "http", url, headers };
+}
+
+function parseFeedLimits(value: unknown, where: string): FeedLimits {
+  if (value === undefined || value === null) return DEFAULT_FEED_LIMITS;
+  const item = record(value, where);
+  const known = new Set(["max_bytes", "fetch_timeout", "max_components", "max_occurrences_per_series", "max_occurrences_per_feed", "expansion_budget"]);
+  for (const key of Object.keys(item)) if (!known.has(key)) throw new ConfigError(`${where}: unknown setting "${key}"`);
+  const d = DEFAULT_FEED_LIMITS;
+  const count = (key: string, fallback: number) =>
+    item[key] === undefined ? fallback : positiveInteger(item[key], `${where}.${key}`);
+  const time = (key: string, fallback: number) => (item[key] === undefined ? fallback : duration(item[key], `${where}.${key}`));
+  return {
+    maxBytes: count("max_bytes", d.maxBytes),
+    fetchTimeoutMs: time("fetch_timeout", d.fetchTimeoutMs),
+    maxComponents: count("max_components", d.maxComponents),
+    maxOccurrencesPerSeries: count("max_occurrences_per_series", d.maxOccurrencesPerSeries),
+    maxOccurrencesPerFeed: count("max_occurrences_per_feed", d.maxOccurrencesPerFeed),
+    expansionBudgetMs: time("expansion_budget", d.expansionBudgetMs),
+  };
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** A duration written as a number and a unit: 500ms, 30s, 5m, 1h. */
+function duration(value: unknown, where: string): number {
+  const match = typeof value === "string" ? /^(\d+)(ms|s|m|h)$/.exec(value) : null;
+  const ms = match === null ? 0 : Number(match[1]) * UNIT_MS[match[2]];
+  if (!(ms >= 100)) throw new ConfigError(`${where}: expected a duration of at least 100ms, such as 30s, 5m or 1h`);
+  return ms;
+}
+
+function positiveInteger(value: unknown, where: string): number {
+  if (!Number.isSafeInteger(value) || (value as number) <= 0) throw new ConfigError(`${where}: expected a positive integer`);
+  return value as number;
 }
 
 function parseSearch(value: unknown, where: string): SearchConfig {

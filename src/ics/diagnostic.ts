@@ -41,6 +41,8 @@ export type DiagnosticCode =
   | "SERIES_CAPPED"
   /** The feed reached its cap of indexed occurrences; later series are expanded per query. */
   | "FEED_CAPPED"
+  /** The feed has more VEVENTs than the component limit; the later ones were left out. */
+  | "FEED_COMPONENTS_CAPPED"
   /** The feed's expansion time budget ran out; the remaining series were cut. */
   | "EXPANSION_BUDGET_EXHAUSTED"
   /** A value calq reads in part only (e.g. an RDATE date in a timed series). */

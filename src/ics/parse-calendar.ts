@@ -86,12 +86,13 @@ type JCalComponent = [string, JCalProperty[], JCalComponent[]];
 /** A component that could not be read; carries the reason for the diagnostic. */
 class UnreadableValue extends Error {}
 
-/** Parses feed text. Throws NotICalendarError when it holds no VCALENDAR. */
-export function parseCalendar(text: string): ParsedCalendar {
+/**
+ * Parses feed text. Throws NotICalendarError when it holds no VCALENDAR.
+ * VEVENTs past the first `maxComponents` are left out with one diagnostic.
+ */
+export function parseCalendar(text: string, maxComponents = Infinity): ParsedCalendar {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (!/^BEGIN:VCALENDAR\r?$/im.test(body)) {
-    throw new NotICalendarError("the feed is not iCalendar text (no BEGIN:VCALENDAR)");
-  }
+  if (!isICalendar(body)) throw new NotICalendarError("the feed is not iCalendar text (no BEGIN:VCALENDAR)");
   const diagnostics: Diagnostic[] = [];
   const scan = scanLines(body);
   const { calendars, veventLines } = lexCalendars(body, scan.begins, diagnostics);
@@ -105,6 +106,16 @@ export function parseCalendar(text: string): ParsedCalendar {
     for (const component of calendar[2]) {
       if (component[0] !== "vevent") continue;
       const line = veventLines[veventIndex++];
+      if (veventIndex > maxComponents) {
+        if (veventIndex === maxComponents + 1) {
+          diagnostics.push({
+            code: "FEED_COMPONENTS_CAPPED",
+            message: `the feed has more than ${maxComponents} VEVENTs; this one and every later one were left out`,
+            line,
+          });
+        }
+        continue;
+      }
       if (line !== undefined && scan.zeroInterval.has(line)) {
         const uid = firstValue(component, "uid");
         diagnostics.push({
@@ -120,6 +131,11 @@ export function parseCalendar(text: string): ParsedCalendar {
     }
   }
   return { events, declaredZone, diagnostics };
+}
+
+/** Whether the text holds an iCalendar stream at all (a BEGIN:VCALENDAR line). */
+export function isICalendar(text: string): boolean {
+  return /^\uFEFF?BEGIN:VCALENDAR\r?$/im.test(text);
 }
 
 /** Lexed calendars, and the BEGIN line of each of their VEVENTs in order. */

@@ -22,7 +22,7 @@ import { CalqError } from "../calq-error.js";
 import { searchPage } from "../search/search-occurrences.js";
 import type { CursorBinding, CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
-import type { CalendarStore } from "../store/calendar-store.js";
+import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { resolveWindow } from "../time/request-window.js";
 import type { Authenticator, Principal } from "./authenticator.js";
@@ -114,7 +114,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         }),
         consistency: Consistency.SNAPSHOT,
         snapshotId: snapshot.id,
-        dataAsOf: timestampFromMs(snapshot.dataAsOf),
+        dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
         stale: view.stale && view.snapshot === snapshot,
       });
     },
@@ -131,7 +131,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
             displayName: view.config.name,
             timezone: view.snapshot?.zone.name ?? view.config.timezone ?? "",
             primary: principal.primary === view.config.id,
-            dataAsOf: view.snapshot === undefined ? undefined : timestampFromMs(view.snapshot.dataAsOf),
+            dataAsOf: view.snapshot === undefined ? undefined : timestampFromMs(dataAsOf(view, view.snapshot)),
             stale: view.stale,
           }),
         );
@@ -164,4 +164,13 @@ function expiredSnapshot(): CalqError {
     "CURSOR_EXPIRED",
     "the data this search was paging through is no longer kept; search again from the first page",
   );
+}
+
+/**
+ * When the snapshot's data was last known to be the feed's: for the current
+ * snapshot, the last read that found it unchanged (a 304, an untouched
+ * file); for a replaced one, when it was read.
+ */
+function dataAsOf(view: CalendarView, snapshot: Snapshot): number {
+  return view.snapshot === snapshot ? (view.status.lastSuccessAt ?? snapshot.dataAsOf) : snapshot.dataAsOf;
 }

@@ -5,13 +5,16 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { CalqConfig } from "../config/calq-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
+import { RefreshScheduler } from "../feeds/refresh-scheduler.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { Authenticator } from "./authenticator.js";
+import { adminService } from "./admin-service.js";
 import { calendarService } from "./calendar-service.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
 import { toWireError } from "./errors.js";
@@ -44,16 +47,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = new CalendarStore(config.calendars, {
     retentionMs: lifetimeMs,
     now,
+    feedLimits: config.feeds,
     limits: options.limits,
     onLoadFailure: (calendarId, failure, detail) => log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail }),
     onLoaded: (snapshot) => logSnapshot(log, snapshot),
   });
   await store.loadAll();
+  const refresher = new RefreshScheduler(store, config.calendars);
+  refresher.start();
 
+  const authenticator = new Authenticator(config);
   const cursors = new CursorCodec(options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv), lifetimeMs, now);
   const service = calendarService({
     store,
-    authenticator: new Authenticator(config),
+    authenticator,
     cursors,
     maxWindowMs: config.search.maxWindowDays * 86_400_000,
     log,
@@ -66,14 +73,36 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw toWireError(error, log, request.method.name);
     }
   };
-  const handler = connectNodeAdapter({
+  const searchHandler = connectNodeAdapter({
     routes: (router) => router.service(CalendarService, service),
     interceptors: [errorBoundary],
     // A search request is a few hundred bytes; nothing legitimate comes near this.
     readMaxBytes: 64 * 1024,
   });
+  const adminHandler = connectNodeAdapter({
+    routes: (router) =>
+      router.service(
+        CalendarAdminService,
+        adminService({ store, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now }),
+      ),
+    interceptors: [errorBoundary],
+    // ImportCalendar carries a whole feed; its own check gives the clearer refusal.
+    readMaxBytes: config.feeds.maxBytes + 64 * 1024,
+  });
+  // Only admin calls may send feed-sized bodies.
+  const adminPath = `/${CalendarAdminService.typeName}/`;
+  const handler: typeof searchHandler = (request, response) =>
+    (request.url?.startsWith(adminPath) ? adminHandler : searchHandler)(request, response);
   const listener = await listenDualProtocol(handler, options.host ?? "127.0.0.1", options.port ?? 50051);
-  return { host: listener.host, port: listener.port, store, close: (graceMs) => listener.close(graceMs) };
+  return {
+    host: listener.host,
+    port: listener.port,
+    store,
+    close: (graceMs) => {
+      refresher.stop();
+      return listener.close(graceMs);
+    },
+  };
 }
 
 /** Diagnostics logged per load; the rest are counted. */

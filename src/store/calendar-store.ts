@@ -1,22 +1,37 @@
 /**
  * The calendars being served: for each, the current snapshot, the snapshots it
  * replaced (kept for the cursor lifetime so paged searches finish on the data
- * they started on), and whether the last reload failed.
+ * they started on), and how its last loads went.
  *
  * A reload reads the whole feed, builds a new snapshot off to the side and
- * swaps it in with one assignment; a failed reload keeps the last good
- * snapshot and marks the calendar stale.
+ * swaps it in with one assignment, so a search sees the old snapshot or the
+ * new one, never a mix. A failed reload keeps the last good snapshot and
+ * marks the calendar stale. Reloads of one calendar run one at a time, so an
+ * older read can never replace a newer one.
  */
-import { readFile } from "node:fs/promises";
-import type { CalendarConfig } from "../config/calq-config.js";
+import type { CalendarConfig, FeedLimits } from "../config/calq-config.js";
+import { DEFAULT_FEED_LIMITS } from "../config/calq-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
-import { NotICalendarError } from "../ics/parse-calendar.js";
+import { checkComplete, FeedFailure, type FeedFailureClass, type FeedReader, type FeedVersion } from "../feeds/feed-read.js";
+import { FileFeed } from "../feeds/file-feed.js";
+import { HttpFeed } from "../feeds/http-feed.js";
+import { isICalendar } from "../ics/parse-calendar.js";
 import { buildSnapshot, type Snapshot } from "./snapshot.js";
 
 const YEAR_MS = 365.25 * 86_400_000;
 
-/** Why the last load of a calendar failed. */
-export type LoadFailure = "unreadable_source" | "not_icalendar" | "internal";
+/** Why the last load of a calendar failed: a feed failure, or a fault of calq's own. */
+export type LoadFailure = FeedFailureClass | "internal";
+
+/** How the loads of one calendar have gone; for operators (admin API, logs, metrics). */
+export interface LoadStatus {
+  readonly lastAttemptAt?: number;
+  /** Last time the source was read, or confirmed unchanged, without failure. */
+  readonly lastSuccessAt?: number;
+  readonly lastFailure?: { readonly failure: LoadFailure; readonly at: number; readonly httpStatus?: number };
+  /** Failures since the last success; drives the retry backoff. */
+  readonly consecutiveFailures: number;
+}
 
 /** One calendar as a search sees it. */
 export interface CalendarView {
@@ -25,13 +40,21 @@ export interface CalendarView {
   readonly snapshot?: Snapshot;
   /** True when the last reload failed and `snapshot` is the last good one. */
   readonly stale: boolean;
+  /** Set while the last reload has failed. */
   readonly lastFailure?: LoadFailure;
+  readonly status: LoadStatus;
 }
+
+export type ReloadOutcome =
+  | { readonly outcome: "loaded"; readonly snapshot: Snapshot }
+  | { readonly outcome: "unchanged" }
+  | { readonly outcome: "failed"; readonly failure: LoadFailure };
 
 export interface StoreOptions {
   /** How long replaced snapshots stay readable (the cursor lifetime). */
   readonly retentionMs: number;
-  /** Expansion bounds for a load at `now`. */
+  readonly feedLimits?: FeedLimits;
+  /** Expansion bounds for a load at `now`; by default from feedLimits. */
   readonly limits?: (now: number) => ExpansionLimits;
   readonly now?: () => number;
   /** Reports failures for the operator's log (never shown to callers). */
@@ -40,34 +63,76 @@ export interface StoreOptions {
   readonly onLoaded?: (snapshot: Snapshot) => void;
 }
 
-/** Default expansion bounds: a year back and two ahead are materialised. */
-export function defaultLimits(now: number): ExpansionLimits {
+/** Expansion bounds: a year back and two ahead are materialised. */
+export function defaultLimits(now: number, feeds: FeedLimits = DEFAULT_FEED_LIMITS): ExpansionLimits {
   return {
     hotStart: now - YEAR_MS,
     hotEnd: now + 2 * YEAR_MS,
-    maxOccurrencesPerSeries: 20_000,
-    maxOccurrencesPerFeed: 1_000_000,
-    budgetMs: 2_000,
+    maxOccurrencesPerSeries: feeds.maxOccurrencesPerSeries,
+    maxOccurrencesPerFeed: feeds.maxOccurrencesPerFeed,
+    budgetMs: feeds.expansionBudgetMs,
   };
+}
+
+/** The reader for a calendar's source. */
+export function feedReader(config: CalendarConfig, limits: FeedLimits): FeedReader {
+  const { source } = config;
+  return source.kind === "file"
+    ? new FileFeed(source.path, limits.maxBytes)
+    : new HttpFeed({ url: source.url, headers: source.headers, maxBytes: limits.maxBytes, timeoutMs: limits.fetchTimeoutMs });
+}
+
+/** Builds a snapshot from complete feed text; throws FeedFailure when the text cannot be one. */
+export function snapshotFromText(
+  text: string,
+  config: Pick<CalendarConfig, "id" | "timezone">,
+  feeds: FeedLimits,
+  limits: ExpansionLimits,
+  readAt: number,
+): Snapshot {
+  if (!isICalendar(text)) throw new FeedFailure("not_icalendar", "the feed is not iCalendar text (no BEGIN:VCALENDAR)");
+  checkComplete(text);
+  try {
+    return buildSnapshot(text, { calendarId: config.id, configuredZone: config.timezone, limits, readAt, maxComponents: feeds.maxComponents });
+  } catch (error) {
+    throw new FeedFailure("parse_error", error instanceof Error ? error.message : String(error));
+  }
 }
 
 interface CalendarState {
   view: CalendarView;
+  readonly reader: FeedReader;
+  version?: FeedVersion;
   retired: { snapshot: Snapshot; retiredAt: number }[];
+  /** The reload running now (or a settled one). */
+  running: Promise<unknown>;
+  /** A reload waiting for the running one; later requests join it. */
+  queued?: Promise<ReloadOutcome>;
 }
 
 export class CalendarStore {
   private readonly states = new Map<string, CalendarState>();
   private readonly now: () => number;
+  private readonly feeds: FeedLimits;
   private readonly limits: (now: number) => ExpansionLimits;
+  /** The expansion bounds a load at `now` uses (imports build with the same). */
+  readonly expansionLimits = (now: number): ExpansionLimits => this.limits(now);
 
   constructor(
     calendars: readonly CalendarConfig[],
     private readonly options: StoreOptions,
   ) {
     this.now = options.now ?? Date.now;
-    this.limits = options.limits ?? defaultLimits;
-    for (const config of calendars) this.states.set(config.id, { view: { config, stale: false }, retired: [] });
+    this.feeds = options.feedLimits ?? DEFAULT_FEED_LIMITS;
+    this.limits = options.limits ?? ((now) => defaultLimits(now, this.feeds));
+    for (const config of calendars) {
+      this.states.set(config.id, {
+        view: { config, stale: false, status: { consecutiveFailures: 0 } },
+        reader: feedReader(config, this.feeds),
+        retired: [],
+        running: Promise.resolve(),
+      });
+    }
   }
 
   /** Loads every calendar once; failures leave that calendar unloaded, not the store. */
@@ -75,41 +140,95 @@ export class CalendarStore {
     await Promise.all([...this.states.keys()].map((id) => this.reload(id)));
   }
 
-  /** Reads and swaps in a new snapshot of one calendar. Returns false when it failed. */
-  async reload(calendarId: string): Promise<boolean> {
-    const state = this.states.get(calendarId);
-    if (state === undefined) throw new Error(`unknown calendar ${calendarId}`);
-    const { config } = state.view;
-    const readAt = this.now();
-    let text: string;
-    try {
-      text = await readFile(config.source, "utf8");
-    } catch (error) {
-      return this.fail(state, "unreadable_source", error);
-    }
-    let snapshot: Snapshot;
-    try {
-      snapshot = buildSnapshot(text, {
-        calendarId,
-        configuredZone: config.timezone,
-        limits: this.limits(readAt),
-        readAt,
-      });
-    } catch (error) {
-      return this.fail(state, error instanceof NotICalendarError ? "not_icalendar" : "internal", error);
-    }
-    const previous = state.view.snapshot;
-    if (previous !== undefined) state.retired.push({ snapshot: previous, retiredAt: this.now() });
-    state.view = { config, snapshot, stale: false };
-    this.prune(state);
-    this.options.onLoaded?.(snapshot);
-    return true;
+  /**
+   * Reads the calendar's source and swaps in a new snapshot if it changed.
+   * Calls made while a reload runs share the one queued after it, so a
+   * burst of file events costs at most one extra read.
+   */
+  reload(calendarId: string): Promise<ReloadOutcome> {
+    const state = this.state(calendarId);
+    if (state.queued !== undefined) return state.queued;
+    const queued = state.running.then(() => {
+      state.queued = undefined;
+      return this.load(state);
+    });
+    state.queued = queued;
+    state.running = queued.catch(() => undefined);
+    return queued;
   }
 
-  private fail(state: CalendarState, failure: LoadFailure, error: unknown): false {
-    state.view = { ...state.view, stale: state.view.snapshot !== undefined, lastFailure: failure };
-    this.options.onLoadFailure?.(state.view.config.id, failure, error instanceof Error ? error.message : String(error));
-    return false;
+  /**
+   * Swaps in a snapshot built elsewhere from text now on disk (an import),
+   * in the same queue as reloads so no older read can replace it.
+   */
+  install(calendarId: string, build: () => Promise<{ snapshot: Snapshot; version?: FeedVersion }>): Promise<Snapshot> {
+    const state = this.state(calendarId);
+    const run = state.running.then(async () => {
+      const { snapshot, version } = await build();
+      this.swapIn(state, snapshot, version, this.now());
+      return snapshot;
+    });
+    state.running = run.catch(() => undefined);
+    return run;
+  }
+
+  private async load(state: CalendarState): Promise<ReloadOutcome> {
+    const { config } = state.view;
+    const attemptAt = this.now();
+    try {
+      const read = await state.reader.read(state.version);
+      if (!read.changed) {
+        state.version = read.version ?? state.version;
+        this.succeed(state, attemptAt, state.view.snapshot);
+        return { outcome: "unchanged" };
+      }
+      const snapshot = snapshotFromText(read.text, config, this.feeds, this.limits(attemptAt), attemptAt);
+      this.swapIn(state, snapshot, read.version, attemptAt);
+      return { outcome: "loaded", snapshot };
+    } catch (error) {
+      const failure: LoadFailure = error instanceof FeedFailure ? error.failure : "internal";
+      const httpStatus = error instanceof FeedFailure ? error.httpStatus : undefined;
+      const { snapshot, status } = state.view;
+      state.view = {
+        config,
+        snapshot,
+        stale: snapshot !== undefined,
+        lastFailure: failure,
+        status: {
+          ...status,
+          lastAttemptAt: attemptAt,
+          lastFailure: { failure, at: attemptAt, httpStatus },
+          consecutiveFailures: status.consecutiveFailures + 1,
+        },
+      };
+      this.options.onLoadFailure?.(config.id, failure, error instanceof Error ? error.message : String(error));
+      return { outcome: "failed", failure };
+    }
+  }
+
+  private swapIn(state: CalendarState, snapshot: Snapshot, version: FeedVersion | undefined, readAt: number): void {
+    const previous = state.view.snapshot;
+    if (previous !== undefined) state.retired.push({ snapshot: previous, retiredAt: this.now() });
+    state.version = version;
+    this.succeed(state, readAt, snapshot);
+    this.prune(state);
+    this.options.onLoaded?.(snapshot);
+  }
+
+  private succeed(state: CalendarState, at: number, snapshot: Snapshot | undefined): void {
+    const { status } = state.view;
+    state.view = {
+      config: state.view.config,
+      snapshot,
+      stale: false,
+      status: { ...status, lastAttemptAt: at, lastSuccessAt: at, consecutiveFailures: 0 },
+    };
+  }
+
+  private state(calendarId: string): CalendarState {
+    const state = this.states.get(calendarId);
+    if (state === undefined) throw new Error(`unknown calendar ${calendarId}`);
+    return state;
   }
 
   /** The calendar's current state, or undefined when no such calendar is configured. */

@@ -35,11 +35,13 @@ export interface SnapshotInput {
   readonly configuredZone?: string;
   readonly limits: ExpansionLimits;
   readonly readAt: number;
+  /** VEVENTs read at most; by default all. */
+  readonly maxComponents?: number;
 }
 
 /** Parses, expands and indexes feed text. Throws NotICalendarError for non-iCalendar text. */
 export function buildSnapshot(text: string, input: SnapshotInput): Snapshot {
-  const parsed = parseCalendar(text);
+  const parsed = parseCalendar(text, input.maxComponents);
   const diagnostics = [...parsed.diagnostics];
   let zone: ZoneRules;
   let zoneSource: ZoneSource;

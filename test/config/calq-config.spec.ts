@@ -23,7 +23,13 @@ function refusal(document: unknown): string {
 describe("calq.yaml", () => {
   it("resolves sources against the config's folder and applies search defaults", () => {
     const config = parseConfig(base(), "/srv/calq");
-    expect(config.calendars[0]).toMatchObject({ id: "work", source: "/srv/calq/work.ics", name: "work", readers: ["an"] });
+    expect(config.calendars[0]).toMatchObject({
+      id: "work",
+      source: { kind: "file", path: "/srv/calq/work.ics" },
+      refreshMs: 5 * 60_000,
+      name: "work",
+      readers: ["an"],
+    });
     expect(config.principals[0].tokenDigests).toEqual([sha256Hex("secret")]);
     expect(config.search).toEqual({ maxWindowDays: 366, cursorLifetimeMinutes: 15, cursorKeyEnv: [] });
   });

@@ -173,7 +173,7 @@ describe("SearchEvents over gRPC", () => {
       "work",
       workCalendar(vevent("UID:added", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T070000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T071500", "SUMMARY:Added later")),
     );
-    expect(await served.server.store.reload("work")).toBe(true);
+    expect(await served.server.store.reload("work")).toMatchObject({ outcome: "loaded" });
     const rest: string[] = [];
     let cursor = first.nextCursor;
     while (cursor !== "") {
@@ -191,7 +191,7 @@ describe("SearchEvents over gRPC", () => {
   it("serves the last good snapshot marked stale when a reload fails", async () => {
     const before = await client.searchEvents(friday("2026-10-02", "2026-10-03"));
     served.writeCalendar("work", "<html>upstream error</html>");
-    expect(await served.server.store.reload("work")).toBe(false);
+    expect(await served.server.store.reload("work")).toMatchObject({ outcome: "failed", failure: "not_icalendar" });
     try {
       const after = await client.searchEvents(friday("2026-10-02", "2026-10-03"));
       expect(after.stale).toBe(true);

@@ -11,7 +11,8 @@ let clock: number;
 let failures: [string, LoadFailure, string][];
 
 function store(): CalendarStore {
-  return new CalendarStore([{ id: "work", source: join(dir, "work.ics"), name: "work", readers: [] }], {
+  const source = { kind: "file", path: join(dir, "work.ics") } as const;
+  return new CalendarStore([{ id: "work", source, refreshMs: MINUTE, name: "work", readers: [] }], {
     retentionMs: 15 * MINUTE,
     now: () => clock,
     onLoadFailure: (...failure) => failures.push(failure),
@@ -31,10 +32,10 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe("calendar store", () => {
   it("leaves a calendar whose source cannot be read unloaded, and says why to the operator only", async () => {
     const calendars = store();
-    expect(await calendars.reload("work")).toBe(false);
-    expect(calendars.view("work")).toMatchObject({ stale: false, lastFailure: "unreadable_source" });
+    expect(await calendars.reload("work")).toMatchObject({ outcome: "failed" });
+    expect(calendars.view("work")).toMatchObject({ stale: false, lastFailure: "unreachable" });
     expect(calendars.view("work")!.snapshot).toBeUndefined();
-    expect(failures[0][1]).toBe("unreadable_source");
+    expect(failures[0][1]).toBe("unreachable");
   });
 
   it("swaps in a new snapshot on reload and keeps the old one readable by id", async () => {
@@ -44,7 +45,7 @@ describe("calendar store", () => {
     const old = calendars.view("work")!.snapshot!;
     writeFileSync(join(dir, "work.ics"), feed("new"));
     clock += MINUTE;
-    expect(await calendars.reload("work")).toBe(true);
+    expect(await calendars.reload("work")).toMatchObject({ outcome: "loaded" });
     expect(summaries(calendars)).toEqual(["new"]);
     expect(calendars.snapshot("work", old.id)).toBe(old);
     expect(old.index.items[0].details.summary).toBe("old");
@@ -55,6 +56,7 @@ describe("calendar store", () => {
     const calendars = store();
     await calendars.reload("work");
     const old = calendars.view("work")!.snapshot!;
+    writeFileSync(join(dir, "work.ics"), feed("new"));
     await calendars.reload("work");
     clock += 15 * MINUTE;
     expect(calendars.snapshot("work", old.id)).toBe(old);
@@ -69,17 +71,17 @@ describe("calendar store", () => {
     const good = calendars.view("work")!.snapshot!;
 
     writeFileSync(join(dir, "work.ics"), "<html>502 Bad Gateway</html>");
-    expect(await calendars.reload("work")).toBe(false);
+    expect(await calendars.reload("work")).toMatchObject({ outcome: "failed" });
     expect(calendars.view("work")).toMatchObject({ stale: true, lastFailure: "not_icalendar" });
     expect(calendars.view("work")!.snapshot).toBe(good);
 
     unlinkSync(join(dir, "work.ics"));
-    expect(await calendars.reload("work")).toBe(false);
-    expect(calendars.view("work")).toMatchObject({ stale: true, lastFailure: "unreadable_source" });
+    expect(await calendars.reload("work")).toMatchObject({ outcome: "failed" });
+    expect(calendars.view("work")).toMatchObject({ stale: true, lastFailure: "unreachable" });
     expect(calendars.view("work")!.snapshot).toBe(good);
 
     writeFileSync(join(dir, "work.ics"), feed("recovered"));
-    expect(await calendars.reload("work")).toBe(true);
+    expect(await calendars.reload("work")).toMatchObject({ outcome: "loaded" });
     expect(calendars.view("work")!.stale).toBe(false);
     expect(calendars.view("work")!.lastFailure).toBeUndefined();
     expect(summaries(calendars)).toEqual(["recovered"]);

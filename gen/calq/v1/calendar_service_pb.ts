@@ -226,7 +226,10 @@ export type SearchEventsResponse = Message<"calq.v1.SearchEventsResponse"> & {
   snapshotId: string;
 
   /**
-   * When the snapshot's data was read from the feed.
+   * When the snapshot's data was last known to match the feed: the last read
+   * of the feed that produced it or found it unchanged (an HTTP 304, an
+   * untouched file). For a search still paging a replaced snapshot, when that
+   * snapshot was read.
    *
    * @generated from field: google.protobuf.Timestamp data_as_of = 6;
    */
@@ -474,7 +477,8 @@ export type CalendarInfo = Message<"calq.v1.CalendarInfo"> & {
   primary: boolean;
 
   /**
-   * When the served snapshot's data was read; absent if never loaded.
+   * When the served snapshot's data was last known to match the feed (see
+   * SearchEventsResponse.data_as_of); absent if never loaded.
    *
    * @generated from field: google.protobuf.Timestamp data_as_of = 5;
    */

@@ -1,0 +1,50 @@
+/**
+ * Replacing a file so that a crash at any moment leaves the old file or the
+ * new one, never a torn mix: write a temporary file in the same folder,
+ * fsync it, rename it over the target (atomic within one filesystem), then
+ * fsync the folder so the rename itself survives a power cut.
+ */
+import { randomBytes } from "node:crypto";
+import { open, readdir, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+export interface DurableWriteHooks {
+  /** Runs after the temporary file is synced and before the rename (tests stop the process here). */
+  readonly beforeRename?: () => Promise<void>;
+}
+
+export async function writeFileDurably(path: string, data: Uint8Array, hooks: DurableWriteHooks = {}): Promise<void> {
+  const folder = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  await removeLeftovers(folder, prefix);
+  const mode = await stat(path).then((info) => info.mode & 0o777, () => 0o644);
+  const temporary = join(folder, `${prefix}${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    const handle = await open(temporary, "wx", mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await hooks.beforeRename?.();
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  const directory = await open(folder, "r");
+  try {
+    await directory.sync();
+  } finally {
+    await directory.close();
+  }
+}
+
+/** Temporary files of earlier writes cut short by a crash; they never held the served file. */
+async function removeLeftovers(folder: string, prefix: string): Promise<void> {
+  const names = await readdir(folder);
+  await Promise.all(
+    names.filter((name) => name.startsWith(prefix) && name.endsWith(".tmp")).map((name) => rm(join(folder, name), { force: true })),
+  );
+}

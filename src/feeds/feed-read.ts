@@ -1,0 +1,69 @@
+/**
+ * Reading a feed's bytes from its source, and the ways that can fail. A read
+ * is all or nothing: a body that is cut short, too large or late is a
+ * failure, never a shorter feed.
+ */
+
+/** Why a feed could not be read; shown to operators, never to search callers. */
+export type FeedFailureClass =
+  /** The file is missing or unreadable, or the host refused or could not be reached. */
+  | "unreachable"
+  /** The fetch did not finish within the fetch timeout. */
+  | "timeout"
+  /** The server answered with a status other than 200 or 304. */
+  | "http_status"
+  /** The body ended early: a broken connection or no END:VCALENDAR. */
+  | "truncated"
+  /** The body is larger than the feed size limit. */
+  | "too_large"
+  /** The body is not iCalendar (for example an HTML login page). */
+  | "not_icalendar"
+  /** The text could not be read into events at all. */
+  | "parse_error";
+
+export class FeedFailure extends Error {
+  constructor(
+    readonly failure: FeedFailureClass,
+    /** For the operator's log only: may name hosts or paths. */
+    detail: string,
+    /** The upstream status, for http_status. */
+    readonly httpStatus?: number,
+  ) {
+    super(detail);
+    this.name = "FeedFailure";
+  }
+}
+
+/**
+ * What identifies the version last read, sent back on the next read so an
+ * unchanged feed costs a 304 or a stat, not a rebuild.
+ */
+export interface FeedVersion {
+  readonly etag?: string;
+  readonly lastModified?: string;
+  /** SHA-256 of the bytes, so an identical body is not rebuilt. */
+  readonly digest?: string;
+  /** For files: size, mtime and inode as one string. */
+  readonly stat?: string;
+}
+
+export type FeedRead =
+  /** `version`, when given, identifies the same content better than the previous one did. */
+  | { readonly changed: false; readonly version?: FeedVersion }
+  | { readonly changed: true; readonly text: string; readonly version: FeedVersion };
+
+export interface FeedReader {
+  /** Reads the feed unless it is known to equal `previous`. Throws FeedFailure. */
+  read(previous: FeedVersion | undefined): Promise<FeedRead>;
+}
+
+/**
+ * A complete iCalendar stream ends with END:VCALENDAR. A file caught
+ * mid-write, or a body cut at a chunk boundary, does not; it is refused
+ * rather than served as a shorter calendar.
+ */
+export function checkComplete(text: string): void {
+  if (!/END:VCALENDAR\s*$/i.test(text.slice(-64))) {
+    throw new FeedFailure("truncated", "the feed does not end with END:VCALENDAR");
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * A feed read from a file. The file's size, mtime and inode tell whether it
+ * changed since the last read; the bytes are read only when they may have.
+ * Like git's "racy" check, a stat is trusted only once the mtime is a few
+ * seconds older than the read: a rewrite within the same clock tick and of
+ * the same size would otherwise go unseen. Until then the bytes are read and
+ * their digest compared.
+ */
+import { createHash } from "node:crypto";
+import { open, stat } from "node:fs/promises";
+import { FeedFailure, type FeedRead, type FeedReader, type FeedVersion } from "./feed-read.js";
+
+/** How old an mtime must be before a matching stat is taken to mean "unchanged". */
+const RACY_MS = 3_000;
+
+export class FileFeed implements FeedReader {
+  constructor(
+    private readonly path: string,
+    private readonly maxBytes: number,
+  ) {}
+
+  async read(previous: FeedVersion | undefined): Promise<FeedRead> {
+    const before = await this.statOf();
+    if (previous?.stat === before) return { changed: false };
+    const bytes = await this.readBytes();
+    const settled = Date.now() - Number(BigInt(before.split(":")[1]) / 1_000_000n) > RACY_MS;
+    // A writer between the two stats means the bytes may mix two versions.
+    if ((await this.statOf()) !== before) throw new FeedFailure("truncated", "the file changed while it was read");
+    const digest = createHash("sha256").update(bytes).digest("hex");
+    const version = { digest, stat: settled ? before : undefined };
+    if (previous?.digest === digest) return { changed: false, version };
+    return { changed: true, text: bytes.toString("utf8"), version };
+  }
+
+  private async statOf(): Promise<string> {
+    try {
+      const info = await stat(this.path, { bigint: true });
+      if (!info.isFile()) throw new FeedFailure("unreachable", `${this.path} is not a file`);
+      if (info.size > BigInt(this.maxBytes)) {
+        throw new FeedFailure("too_large", `the file is ${info.size} bytes, over the ${this.maxBytes}-byte feed limit`);
+      }
+      return `${info.size}:${info.mtimeNs}:${info.ino}`;
+    } catch (error) {
+      if (error instanceof FeedFailure) throw error;
+      throw new FeedFailure("unreachable", `cannot stat the file: ${(error as Error).message}`);
+    }
+  }
+
+  /** Reads at most maxBytes + 1 bytes, so a file growing past the limit is caught too. */
+  private async readBytes(): Promise<Buffer> {
+    let handle;
+    try {
+      handle = await open(this.path, "r");
+    } catch (error) {
+      throw new FeedFailure("unreachable", `cannot open the file: ${(error as Error).message}`);
+    }
+    try {
+      const buffer = Buffer.alloc(Math.min(this.maxBytes + 1, Number((await handle.stat()).size) + 1));
+      let length = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+        if (length === buffer.length) break;
+      }
+      if (length > this.maxBytes) throw new FeedFailure("too_large", `the file is over the ${this.maxBytes}-byte feed limit`);
+      if (length === buffer.length) throw new FeedFailure("truncated", "the file grew while it was read");
+      return buffer.subarray(0, length);
+    } finally {
+      await handle.close();
+    }
+  }
+}
