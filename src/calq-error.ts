@@ -4,7 +4,7 @@
  * google.rpc.ErrorInfo at the edge, and nowhere else.
  */
 
-/** The refusal reasons of SPEC §8, exactly as sent in ErrorInfo.reason. */
+/** The refusal reasons of SPEC §8 and of the admin service, exactly as sent in ErrorInfo.reason. */
 export type Reason =
   | "INVALID_INTERVAL"
   | "INVALID_TIMESTAMP"
@@ -18,7 +18,12 @@ export type Reason =
   | "CURSOR_EXPIRED"
   | "CALENDAR_NOT_ACCESSIBLE"
   | "UNAUTHENTICATED"
-  | "PROVIDER_UNAVAILABLE";
+  | "PROVIDER_UNAVAILABLE"
+  // The admin service's own (calendar_admin_service.proto):
+  | "ADMIN_CAPABILITY_REQUIRED"
+  | "CALENDAR_NOT_FOUND"
+  | "NOT_FILE_BACKED"
+  | "FEED_REJECTED";
 
 /**
  * A refusal a caller can act on. `message` is safe to show to a model: it

@@ -28,6 +28,10 @@ const CODES: Record<Reason, Code> = {
   CALENDAR_NOT_ACCESSIBLE: Code.PermissionDenied,
   UNAUTHENTICATED: Code.Unauthenticated,
   PROVIDER_UNAVAILABLE: Code.Unavailable,
+  ADMIN_CAPABILITY_REQUIRED: Code.PermissionDenied,
+  CALENDAR_NOT_FOUND: Code.NotFound,
+  NOT_FILE_BACKED: Code.FailedPrecondition,
+  FEED_REJECTED: Code.InvalidArgument,
 };
 
 /** A CalqError as the ConnectError the wire carries. */

@@ -1,0 +1,184 @@
+/**
+ * calq.v1.CalendarAdminService: feed state, reloads and imports for
+ * operators holding `calendar.admin`. Every call is audit-logged. Statuses
+ * say how a feed failed by class only: never its URL, headers or the words
+ * of the upstream server.
+ */
+import { create } from "@bufbuild/protobuf";
+import { durationFromMs, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import {
+  CalendarAdminService,
+  CalendarStatusSchema,
+  FeedDiagnosticSchema,
+  FeedFailure as FeedFailureMessage,
+  GetCalendarStatusResponseSchema,
+  ImportCalendarResponseSchema,
+  LoadFailureSchema,
+  ReloadCalendarResponseSchema,
+  ReloadOutcome,
+  SourceKind,
+  type CalendarStatus,
+} from "../../gen/calq/v1/calendar_admin_service_pb.js";
+import { CalqError } from "../calq-error.js";
+import { ADMIN, type FeedLimits } from "../config/calq-config.js";
+import { writeFileDurably } from "../feeds/durable-write.js";
+import { FeedFailure } from "../feeds/feed-read.js";
+import { snapshotFromText, type CalendarStore, type CalendarView, type LoadFailure } from "../store/calendar-store.js";
+import type { ExpansionLimits } from "../expand/expand-calendar.js";
+import type { Authenticator } from "./authenticator.js";
+import type { Logger } from "./log.js";
+
+export interface AdminServiceDeps {
+  readonly store: CalendarStore;
+  readonly authenticator: Authenticator;
+  readonly feeds: FeedLimits;
+  readonly limits: (now: number) => ExpansionLimits;
+  readonly log: Logger;
+  readonly now: () => number;
+}
+
+const FAILURES: Record<LoadFailure, FeedFailureMessage> = {
+  unreachable: FeedFailureMessage.UNREACHABLE,
+  timeout: FeedFailureMessage.TIMEOUT,
+  http_status: FeedFailureMessage.HTTP_STATUS,
+  truncated: FeedFailureMessage.TRUNCATED,
+  too_large: FeedFailureMessage.TOO_LARGE,
+  not_icalendar: FeedFailureMessage.NOT_ICALENDAR,
+  parse_error: FeedFailureMessage.PARSE_ERROR,
+  internal: FeedFailureMessage.INTERNAL,
+};
+
+/** Diagnostics returned per status; the count says how many there are. */
+const MAX_DIAGNOSTICS = 1000;
+
+const OUTCOMES = { loaded: ReloadOutcome.LOADED, unchanged: ReloadOutcome.UNCHANGED, failed: ReloadOutcome.FAILED } as const;
+
+export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof CalendarAdminService> {
+  const { store, authenticator, feeds, log } = deps;
+
+  /** The admin caller, audit-logged; refuses anyone without calendar.admin. */
+  async function admin(context: HandlerContext, calendarId: string): Promise<void> {
+    const principal = await authenticator.authenticate(context);
+    const allowed = principal.capabilities.includes(ADMIN);
+    log({
+      level: "info",
+      kind: "audit",
+      capability: ADMIN,
+      principal: principal.id,
+      method: context.method.name,
+      calendar_id: calendarId,
+      allowed,
+    });
+    if (!allowed) throw new CalqError("ADMIN_CAPABILITY_REQUIRED", "this method needs the calendar.admin capability");
+  }
+
+  function calendar(calendarId: string): CalendarView {
+    const view = calendarId === "" ? undefined : store.view(calendarId);
+    if (view === undefined) throw new CalqError("CALENDAR_NOT_FOUND", "no calendar has this id", "calendar_id");
+    return view;
+  }
+
+  return {
+    async getCalendarStatus(request, context) {
+      await admin(context, request.calendarId);
+      const views = request.calendarId === "" ? store.views() : [calendar(request.calendarId)];
+      views.sort((a, b) => (a.config.id < b.config.id ? -1 : 1));
+      return create(GetCalendarStatusResponseSchema, { calendars: views.map(statusOf) });
+    },
+
+    async reloadCalendar(request, context) {
+      await admin(context, request.calendarId);
+      const { config } = calendar(request.calendarId);
+      const { outcome } = await store.reload(config.id);
+      return create(ReloadCalendarResponseSchema, { outcome: OUTCOMES[outcome], status: statusOf(store.view(config.id)!) });
+    },
+
+    async importCalendar(request, context) {
+      await admin(context, request.calendarId);
+      const { config } = calendar(request.calendarId);
+      if (config.source.kind !== "file") {
+        throw new CalqError("NOT_FILE_BACKED", "this calendar is read from a URL; change the feed at its origin");
+      }
+      const path = config.source.path;
+      const bytes = request.ics;
+      await store.install(config.id, async () => {
+        const text = decodeUpload(bytes, feeds.maxBytes);
+        const readAt = deps.now();
+        let snapshot;
+        try {
+          snapshot = snapshotFromText(text, config, feeds, deps.limits(readAt), readAt);
+        } catch (error) {
+          if (error instanceof FeedFailure) throw rejected({ failure: error.failure }, error.message);
+          throw error;
+        }
+        if (snapshot.diagnostics.length > 0 && !request.allowDiagnostics) {
+          throw rejected(
+            { diagnostics: String(snapshot.diagnostics.length), first_code: snapshot.diagnostics[0].code },
+            "reading the upload produced diagnostics; fix the feed, or set allow_diagnostics to import it anyway",
+          );
+        }
+        await writeFileDurably(path, bytes);
+        return { snapshot };
+      });
+      log({ level: "info", msg: "calendar imported", calendar_id: config.id, bytes: bytes.length });
+      return create(ImportCalendarResponseSchema, { status: statusOf(store.view(config.id)!) });
+    },
+  };
+}
+
+/** The upload as text: within the size limit and valid UTF-8 (a lossy decode would change the feed). */
+function decodeUpload(bytes: Uint8Array, maxBytes: number): string {
+  if (bytes.length > maxBytes) throw rejected({ failure: "too_large" }, `the upload is over the ${maxBytes}-byte feed limit`);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw rejected({ failure: "not_icalendar" }, "the upload is not UTF-8 text");
+  }
+}
+
+function rejected(metadata: Record<string, string>, message: string): CalqError {
+  return new CalqError("FEED_REJECTED", `${message}; nothing was changed`, "ics", metadata);
+}
+
+function statusOf(view: CalendarView): CalendarStatus {
+  const { config, snapshot, status } = view;
+  const failure = view.lastFailure === undefined ? undefined : status.lastFailure;
+  return create(CalendarStatusSchema, {
+    calendarId: config.id,
+    sourceKind: config.source.kind === "file" ? SourceKind.FILE : SourceKind.HTTP,
+    lastAttemptTime: optionalTime(status.lastAttemptAt),
+    lastSuccessTime: optionalTime(status.lastSuccessAt),
+    lastFailure:
+      failure === undefined
+        ? undefined
+        : create(LoadFailureSchema, {
+            failure: FAILURES[failure.failure],
+            time: timestampFromMs(failure.at),
+            httpStatus: failure.httpStatus ?? 0,
+          }),
+    consecutiveFailures: status.consecutiveFailures,
+    stale: view.stale,
+    snapshotId: snapshot?.id ?? "",
+    snapshotReadTime: optionalTime(snapshot?.dataAsOf),
+    eventCount: snapshot?.eventCount ?? 0,
+    occurrenceCount: snapshot?.index.size ?? 0,
+    seriesExpandedOnDemand: snapshot?.tails.length ?? 0,
+    timezone: snapshot?.zone.name ?? config.timezone ?? "",
+    timezoneSource: snapshot?.zoneSource ?? "",
+    diagnosticCount: snapshot?.diagnostics.length ?? 0,
+    diagnostics: (snapshot?.diagnostics ?? []).slice(0, MAX_DIAGNOSTICS).map((diagnostic) =>
+      create(FeedDiagnosticSchema, {
+        code: diagnostic.code,
+        message: diagnostic.message,
+        uid: diagnostic.uid ?? "",
+        line: diagnostic.line ?? 0,
+      }),
+    ),
+    refreshInterval: durationFromMs(config.refreshMs),
+  });
+}
+
+function optionalTime(ms: number | undefined) {
+  return ms === undefined ? undefined : timestampFromMs(ms);
+}
