@@ -95,7 +95,7 @@ export function parseCalendar(text: string, maxComponents = Infinity): ParsedCal
   if (!isICalendar(body)) throw new NotICalendarError("the feed is not iCalendar text (no BEGIN:VCALENDAR)");
   const diagnostics: Diagnostic[] = [];
   const scan = scanLines(body);
-  const { calendars, veventLines } = lexCalendars(body, scan.begins, diagnostics);
+  const { calendars, veventLines } = lexCalendars(scan.text, scan.begins, diagnostics);
   const reader = new CalendarReader(diagnostics);
   for (const calendar of calendars) reader.readTimezones(calendar);
   const events: EventComponent[] = [];
@@ -114,16 +114,6 @@ export function parseCalendar(text: string, maxComponents = Infinity): ParsedCal
             line,
           });
         }
-        continue;
-      }
-      if (line !== undefined && scan.zeroInterval.has(line)) {
-        const uid = firstValue(component, "uid");
-        diagnostics.push({
-          code: "UNREADABLE_RRULE",
-          message: "RRULE INTERVAL must be a positive integer, not 0; the event was left out",
-          uid: typeof uid === "string" ? uid : undefined,
-          line,
-        });
         continue;
       }
       const event = reader.readEvent(component, line);
@@ -161,15 +151,26 @@ function lexCalendars(text: string, veventLines: readonly number[], diagnostics:
 
 /**
  * Splits the text into top-level components and lexes each alone, so one
- * broken component costs only itself.
+ * broken component costs only itself. The calendar's own properties
+ * (X-WR-TIMEZONE above all) are lexed too, one by one, so the calendar keeps
+ * its zone. A component still open when the text ends is reported, not lost
+ * silently.
  */
 function lexPiecewise(text: string, diagnostics: Diagnostic[]): Lexed {
   const lines = text.split(/\r?\n/);
   const calendar: JCalComponent = ["vcalendar", [], []];
   const veventLines: number[] = [];
+  const calendarProperties: string[] = [];
   let block: string[] | undefined;
   let blockLine = 0;
   let depth = 0;
+  const leftOut = (source: string, reason: string) =>
+    diagnostics.push({
+      code: "UNREADABLE_COMPONENT",
+      message: `component could not be parsed (${reason}); it was left out`,
+      uid: /^UID:(.*)$/im.exec(source)?.[1]?.trim(),
+      line: blockLine,
+    });
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (/^BEGIN:/i.test(line)) depth++;
@@ -178,6 +179,10 @@ function lexPiecewise(text: string, diagnostics: Diagnostic[]): Lexed {
       blockLine = i + 1;
     }
     if (block !== undefined) block.push(line);
+    else if (depth === 1 && !/^BEGIN:VCALENDAR/i.test(line)) {
+      if (/^[ \t]/.test(line) && calendarProperties.length > 0) calendarProperties[calendarProperties.length - 1] += `\r\n${line}`;
+      else if (line !== "") calendarProperties.push(line);
+    }
     if (!/^END:/i.test(line)) continue;
     depth--;
     if (depth !== 1 || block === undefined) continue;
@@ -190,34 +195,59 @@ function lexPiecewise(text: string, diagnostics: Diagnostic[]): Lexed {
         if (component[0] === "vevent") veventLines.push(blockLine);
       }
     } catch (error) {
-      diagnostics.push({
-        code: "UNREADABLE_COMPONENT",
-        message: `component could not be parsed (${errorText(error)}); it was left out`,
-        uid: /^UID:(.*)$/im.exec(source)?.[1]?.trim(),
-        line: blockLine,
-      });
+      leftOut(source, errorText(error));
+    }
+  }
+  if (block !== undefined) leftOut(block.join("\r\n"), "the feed ends inside it");
+  for (const property of calendarProperties) {
+    try {
+      calendar[1].push(...(ICAL.parse(`BEGIN:VCALENDAR\r\n${property}\r\nEND:VCALENDAR\r\n`) as unknown as JCalComponent)[1]);
+    } catch {
+      // A calendar property that cannot be read is one calq would not use anyway.
     }
   }
   return { calendars: [calendar], veventLines };
 }
 
+/** The property names an unreadable RRULE or EXRULE is renamed to, keeping its line. */
+const UNREADABLE_RULE = { rrule: "X-CALQ-UNREADABLE-RRULE", exrule: "X-CALQ-UNREADABLE-EXRULE" } as const;
+
 /**
- * The 1-based line of each top-level BEGIN:VEVENT, in order, and the lines of
- * those whose RRULE or EXRULE says INTERVAL=0: ical.js reads that invalid
- * value as 1, which would silently change the rule, so it is caught here.
+ * The 1-based line of each top-level BEGIN:VEVENT, in order, and the text
+ * with every RRULE or EXRULE that cannot be read renamed to an X- property.
+ * One bad rule would otherwise fail the whole text in ical.js (FREQ=FORTNIGHTLY,
+ * BYMONTH=13) or be silently changed by it (INTERVAL=0 read as 1); renamed,
+ * it costs only itself, its event is still read, and the reader reports it.
+ * Renaming keeps every line where it was, so diagnostics' lines stay true.
  */
-function scanLines(text: string): { begins: number[]; zeroInterval: Set<number> } {
+function scanLines(text: string): { begins: number[]; text: string } {
   const begins: number[] = [];
-  const zeroInterval = new Set<number>();
-  const lines = text.split(/\r?\n/);
+  const lines = text.split("\n");
+  let renamed = false;
   for (let i = 0; i < lines.length; i++) {
     if (/^BEGIN:VEVENT\s*$/i.test(lines[i])) begins.push(i + 1);
-    if (!/^(RRULE|EXRULE)[;:]/i.test(lines[i])) continue;
-    let logical = lines[i];
-    while (i + 1 < lines.length && /^[ \t]/.test(lines[i + 1])) logical += lines[++i].slice(1);
-    if (/[:;]INTERVAL=0+(;|$)/i.test(logical) && begins.length > 0) zeroInterval.add(begins[begins.length - 1]);
+    const rule = /^(RRULE|EXRULE)(?=[;:])/i.exec(lines[i]);
+    if (rule === null) continue;
+    const first = i;
+    let logical = lines[i].replace(/\r$/, "");
+    while (i + 1 < lines.length && /^[ \t]/.test(lines[i + 1])) logical += lines[++i].replace(/\r$/, "").slice(1);
+    if (ruleReadable(logical)) continue;
+    const name = rule[1].toLowerCase() as keyof typeof UNREADABLE_RULE;
+    lines[first] = UNREADABLE_RULE[name] + lines[first].slice(rule[1].length);
+    renamed = true;
   }
-  return { begins, zeroInterval };
+  return { begins, text: renamed ? lines.join("\n") : text };
+}
+
+/** Whether ical.js reads a rule line as written: it lexes alone, and no INTERVAL=0. */
+function ruleReadable(logical: string): boolean {
+  if (/[:;]INTERVAL=0*(;|$)/i.test(logical)) return false;
+  try {
+    ICAL.parse(`BEGIN:VEVENT\r\n${logical}\r\nEND:VEVENT\r\n`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function errorText(error: unknown): string {
@@ -275,6 +305,20 @@ class CalendarReader {
     if (uid === "") {
       uid = derivedUid(properties);
       this.diagnostics.push({ code: "MISSING_UID", message: "VEVENT has no UID; one was derived from its content", uid, line });
+    }
+    const unreadable = (name: string) => properties.filter((property) => property[0] === name.toLowerCase()).length;
+    if (unreadable(UNREADABLE_RULE.exrule) > 0) {
+      // Dropping an exclusion would add dates the feed excludes: leave the event out instead.
+      this.diagnostics.push({ code: "UNREADABLE_RRULE", message: "an EXRULE could not be read; the event was left out", uid, line });
+      return undefined;
+    }
+    if (unreadable(UNREADABLE_RULE.rrule) > 0) {
+      this.diagnostics.push({
+        code: "UNREADABLE_RRULE",
+        message: "an RRULE could not be read (an unknown FREQ, a value out of range, INTERVAL=0); the rule was dropped and the event keeps its other dates",
+        uid,
+        line,
+      });
     }
     try {
       const startProperty = properties.find((property) => property[0] === "dtstart");

@@ -116,15 +116,36 @@ describe("components that cannot be read", () => {
     ]);
   });
 
-  it("leaves out an event whose RRULE says INTERVAL=0 rather than reading it as 1", () => {
+  it("drops an RRULE that says INTERVAL=0 rather than reading it as 1; the event keeps its DTSTART", () => {
     const parsed = parseCalendar(
       ics(
         ...vevent("UID:zero", "DTSTART:20261002T020000Z", "RRULE:FREQ=DAILY;", " INTERVAL=0;COUNT=3"),
         ...vevent("UID:ten", "DTSTART:20261002T020000Z", "RRULE:FREQ=DAILY;INTERVAL=10;COUNT=3"),
       ),
     );
-    expect(parsed.events.map((event) => event.uid)).toEqual(["ten"]);
+    expect(parsed.events.map((event) => [event.uid, event.rrules.length])).toEqual([["zero", 0], ["ten", 1]]);
     expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: "UNREADABLE_RRULE", uid: "zero", line: 4 })]);
+  });
+
+  it("drops an RRULE ical.js cannot read without failing the rest of the feed", () => {
+    const parsed = parseCalendar(
+      ics(
+        "X-WR-TIMEZONE:Europe/Berlin",
+        ...vevent("UID:fortnight", "DTSTART:20261002T020000Z", "RRULE:FREQ=FORTNIGHTLY;BYDAY=MO", "RRULE:FREQ=WEEKLY;COUNT=2"),
+        ...vevent("UID:fine", "DTSTART:20261002T020000Z"),
+      ),
+    );
+    expect(parsed.events.map((event) => [event.uid, event.rrules.length])).toEqual([["fortnight", 1], ["fine", 0]]);
+    expect(parsed.declaredZone?.name).toBe("Europe/Berlin");
+    expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: "UNREADABLE_RRULE", uid: "fortnight", line: 5 })]);
+  });
+
+  it("leaves out an event whose EXRULE cannot be read: dropping an exclusion would add dates", () => {
+    const parsed = parseCalendar(
+      ics(...vevent("UID:ex", "DTSTART:20261002T020000Z", "RRULE:FREQ=DAILY;COUNT=5", "EXRULE:FREQ=DAILY;INTERVAL=0")),
+    );
+    expect(parsed.events).toEqual([]);
+    expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: "UNREADABLE_RRULE", uid: "ex", line: 4 })]);
   });
 
   it("leaves out an event with an impossible date", () => {
