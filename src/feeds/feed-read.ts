@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * Reading a feed's bytes from its source, and the ways that can fail. A read
  * is all or nothing: a body that is cut short, too large or late is a
@@ -55,6 +57,11 @@ export type FeedRead =
 export interface FeedReader {
   /** Reads the feed unless it is known to equal `previous`. Throws FeedFailure. */
   read(previous: FeedVersion | undefined): Promise<FeedRead>;
+}
+
+/** The digest a FeedVersion records for a body. */
+export function contentDigest(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

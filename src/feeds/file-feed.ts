@@ -6,9 +6,9 @@
  * the same size would otherwise go unseen. Until then the bytes are read and
  * their digest compared.
  */
-import { createHash } from "node:crypto";
 import { open, stat } from "node:fs/promises";
-import { FeedFailure, type FeedRead, type FeedReader, type FeedVersion } from "./feed-read.js";
+import { decodeFeed } from "../ics/decode.js";
+import { contentDigest, FeedFailure, type FeedRead, type FeedReader, type FeedVersion } from "./feed-read.js";
 
 /** How old an mtime must be before a matching stat is taken to mean "unchanged". */
 const RACY_MS = 3_000;
@@ -26,10 +26,10 @@ export class FileFeed implements FeedReader {
     const settled = Date.now() - Number(BigInt(before.split(":")[1]) / 1_000_000n) > RACY_MS;
     // A writer between the two stats means the bytes may mix two versions.
     if ((await this.statOf()) !== before) throw new FeedFailure("truncated", "the file changed while it was read");
-    const digest = createHash("sha256").update(bytes).digest("hex");
+    const digest = contentDigest(bytes);
     const version = { digest, stat: settled ? before : undefined };
     if (previous?.digest === digest) return { changed: false, version };
-    return { changed: true, text: bytes.toString("utf8"), version };
+    return { changed: true, text: decodeFeed(bytes), version };
   }
 
   private async statOf(): Promise<string> {

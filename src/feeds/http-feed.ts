@@ -5,9 +5,9 @@
  * included, has one deadline, and the body is counted as it arrives so an
  * oversized feed is dropped without being held.
  */
-import { createHash } from "node:crypto";
 import type { Secret } from "../config/calq-config.js";
-import { FeedFailure, type FeedRead, type FeedReader, type FeedVersion } from "./feed-read.js";
+import { decodeFeed } from "../ics/decode.js";
+import { contentDigest, FeedFailure, type FeedRead, type FeedReader, type FeedVersion } from "./feed-read.js";
 
 export interface HttpFeedOptions {
   readonly url: URL;
@@ -46,7 +46,7 @@ export class HttpFeed implements FeedReader {
       throw new FeedFailure("too_large", `the body is ${declared} bytes, over the ${maxBytes}-byte feed limit`);
     }
     const bytes = await readBody(response, maxBytes, timeoutMs);
-    const digest = createHash("sha256").update(bytes).digest("hex");
+    const digest = contentDigest(bytes);
     const version: FeedVersion = {
       etag: response.headers.get("etag") ?? undefined,
       lastModified: response.headers.get("last-modified") ?? undefined,
@@ -54,7 +54,7 @@ export class HttpFeed implements FeedReader {
     };
     // A 200 with the same bytes (a server without validators) is no change either.
     if (previous?.digest === digest) return { changed: false };
-    return { changed: true, text: bytes.toString("utf8"), version };
+    return { changed: true, text: decodeFeed(bytes), version };
   }
 }
 
@@ -65,10 +65,8 @@ async function readBody(response: Response, maxBytes: number, timeoutMs: number)
   try {
     for await (const chunk of response.body ?? []) {
       length += chunk.byteLength;
-      if (length > maxBytes) {
-        await response.body?.cancel();
-        throw new FeedFailure("too_large", `the body passed the ${maxBytes}-byte feed limit`);
-      }
+      // Leaving the loop cancels the stream, which drops the connection.
+      if (length > maxBytes) throw new FeedFailure("too_large", `the body passed the ${maxBytes}-byte feed limit`);
       chunks.push(chunk);
     }
   } catch (error) {

@@ -22,8 +22,9 @@ import {
 } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalqError } from "../calq-error.js";
 import { ADMIN, type FeedLimits } from "../config/calq-config.js";
+import { decodeFeed } from "../ics/decode.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
-import { FeedFailure } from "../feeds/feed-read.js";
+import { contentDigest, FeedFailure } from "../feeds/feed-read.js";
 import { snapshotFromText, type CalendarStore, type CalendarView, type LoadFailure } from "../store/calendar-store.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import type { Authenticator } from "./authenticator.js";
@@ -119,7 +120,8 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
           );
         }
         await writeFileDurably(path, bytes);
-        return { snapshot };
+        // The watcher will see the rename; the digest tells it nothing changed.
+        return { snapshot, version: { digest: contentDigest(bytes) } };
       });
       log({ level: "info", msg: "calendar imported", calendar_id: config.id, bytes: bytes.length });
       return create(ImportCalendarResponseSchema, { status: statusOf(store.view(config.id)!) });
@@ -131,7 +133,7 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
 function decodeUpload(bytes: Uint8Array, maxBytes: number): string {
   if (bytes.length > maxBytes) throw rejected({ failure: "too_large" }, `the upload is over the ${maxBytes}-byte feed limit`);
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return decodeFeed(bytes, true);
   } catch {
     throw rejected({ failure: "not_icalendar" }, "the upload is not UTF-8 text");
   }

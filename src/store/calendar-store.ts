@@ -90,6 +90,8 @@ export function snapshotFromText(
   limits: ExpansionLimits,
   readAt: number,
 ): Snapshot {
+  // An empty file is most often one caught between truncation and writing.
+  if (text.trim() === "") throw new FeedFailure("truncated", "the feed is empty");
   if (!isICalendar(text)) throw new FeedFailure("not_icalendar", "the feed is not iCalendar text (no BEGIN:VCALENDAR)");
   checkComplete(text);
   try {

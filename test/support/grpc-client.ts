@@ -12,10 +12,19 @@ import {
   SearchEventsRequestSchema,
   SearchEventsResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
+import {
+  GetCalendarStatusRequestSchema,
+  GetCalendarStatusResponseSchema,
+  ImportCalendarRequestSchema,
+  ImportCalendarResponseSchema,
+  ReloadCalendarRequestSchema,
+  ReloadCalendarResponseSchema,
+} from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { BadRequestSchema, ErrorInfoSchema, type BadRequest, type ErrorInfo } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 
 const SERVICE = "/calq.v1.CalendarService";
+const ADMIN_SERVICE = "/calq.v1.CalendarAdminService";
 
 export class CalqGrpcClient {
   private readonly client: grpc.Client;
@@ -25,15 +34,27 @@ export class CalqGrpcClient {
   }
 
   searchEvents(request: MessageInitShape<typeof SearchEventsRequestSchema>, token: string | null = this.token ?? null) {
-    return this.call("SearchEvents", SearchEventsRequestSchema, SearchEventsResponseSchema, request, token);
+    return this.call(`${SERVICE}/SearchEvents`, SearchEventsRequestSchema, SearchEventsResponseSchema, request, token);
   }
 
   listCalendars(token: string | null = this.token ?? null) {
-    return this.call("ListCalendars", ListCalendarsRequestSchema, ListCalendarsResponseSchema, {}, token);
+    return this.call(`${SERVICE}/ListCalendars`, ListCalendarsRequestSchema, ListCalendarsResponseSchema, {}, token);
   }
 
   getCallerContext(token: string | null = this.token ?? null) {
-    return this.call("GetCallerContext", GetCallerContextRequestSchema, GetCallerContextResponseSchema, {}, token);
+    return this.call(`${SERVICE}/GetCallerContext`, GetCallerContextRequestSchema, GetCallerContextResponseSchema, {}, token);
+  }
+
+  getCalendarStatus(calendarId = "", token: string | null = this.token ?? null) {
+    return this.call(`${ADMIN_SERVICE}/GetCalendarStatus`, GetCalendarStatusRequestSchema, GetCalendarStatusResponseSchema, { calendarId }, token);
+  }
+
+  reloadCalendar(calendarId: string, token: string | null = this.token ?? null) {
+    return this.call(`${ADMIN_SERVICE}/ReloadCalendar`, ReloadCalendarRequestSchema, ReloadCalendarResponseSchema, { calendarId }, token);
+  }
+
+  importCalendar(request: MessageInitShape<typeof ImportCalendarRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${ADMIN_SERVICE}/ImportCalendar`, ImportCalendarRequestSchema, ImportCalendarResponseSchema, request, token);
   }
 
   close(): void {
@@ -41,7 +62,7 @@ export class CalqGrpcClient {
   }
 
   private call<I extends DescMessage, O extends DescMessage>(
-    method: string,
+    path: string,
     input: I,
     output: O,
     request: MessageInitShape<I>,
@@ -51,7 +72,7 @@ export class CalqGrpcClient {
     if (token !== null) metadata.set("authorization", `Bearer ${token}`);
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest(
-        `${SERVICE}/${method}`,
+        path,
         (value: MessageShape<I>) => Buffer.from(toBinary(input, value)),
         (bytes: Buffer) => fromBinary(output, bytes),
         create(input, request),

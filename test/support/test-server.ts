@@ -23,7 +23,12 @@ export interface TestServerOptions {
   /** Calendar files by name (without .ics). */
   readonly calendars: Record<string, string>;
   /** The calq.yaml document, with plain `token` entries turned into digests here. */
-  readonly config: { calendars: unknown[]; principals: { tokens?: string[]; [key: string]: unknown }[]; search?: unknown };
+  readonly config: {
+    calendars: unknown[];
+    principals: { tokens?: string[]; [key: string]: unknown }[];
+    search?: unknown;
+    feeds?: unknown;
+  };
   readonly now?: () => number;
   readonly log?: Logger;
 }

@@ -1,0 +1,196 @@
+/**
+ * CalendarAdminService over a real port with @grpc/grpc-js: who may call it,
+ * what a status tells (and never tells), reloads with each outcome, and
+ * imports that are either served whole or change nothing.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FeedFailure, ReloadOutcome, SourceKind } from "../../gen/calq/v1/calendar_admin_service_pb.js";
+import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
+import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
+import { feed } from "../support/feeds.js";
+import { startFeedServer, status, versioned, type FeedServer } from "../support/feed-server.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+const MAX_BYTES = 64 * 1024;
+
+const calendarText = (summary: string, ...extra: string[][]) =>
+  feed(["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"], ["UID:standup@calq.test", "DTSTART:20261002T020000Z", "DTEND:20261002T023000Z", `SUMMARY:${summary}`], ...extra);
+
+const withDiagnostic = calendarText("imported", ["UID:broken@calq.test", "DTSTART:20261002T050000Z", "DTEND:20261002T040000Z", "SUMMARY:ends first"]);
+
+let provider: FeedServer;
+let served: TestServer;
+let admin: CalqGrpcClient;
+const logs: Record<string, unknown>[] = [];
+
+beforeAll(async () => {
+  provider = await startFeedServer(versioned(calendarText("remote v1"), "v1"));
+  served = await startTestServer({
+    calendars: { local: calendarText("local v1", ["UID:reversed@calq.test", "DTSTART:20261002T050000Z", "DTEND:20261002T040000Z"]) },
+    config: {
+      calendars: [
+        { id: "local", source: "local.ics", readers: ["an"] },
+        { id: "remote", source: `${provider.url}?key=url-secret-99`, readers: ["an"] },
+      ],
+      principals: [
+        { id: "an", primary: "local", tokens: ["token-an"] },
+        { id: "auditor", tokens: ["token-auditor"], capabilities: ["calendar.read.any"] },
+        { id: "ops", tokens: ["token-ops"], capabilities: ["calendar.admin"] },
+      ],
+      feeds: { max_bytes: MAX_BYTES },
+    },
+    log: (record) => logs.push(record),
+  });
+  admin = new CalqGrpcClient(served.address, "token-ops");
+});
+
+afterAll(async () => {
+  admin.close();
+  await served.close();
+  await provider.close();
+});
+
+const search = (calendarId: string) =>
+  admin.searchEvents(
+    { calendarId, start: "2026-10-02T00:00:00Z", endExclusive: "2026-10-03T00:00:00Z", timezone: "UTC", matchMode: MatchMode.OVERLAP },
+    "token-an",
+  );
+const summaries = async (calendarId: string) => (await search(calendarId)).events.map((event) => event.summary);
+const onDisk = () => readFileSync(join(served.dir, "local.ics"), "utf8");
+
+describe("who may call the admin service", () => {
+  it("refuses a caller without credentials, and one without calendar.admin even if it may read any calendar", async () => {
+    expect((await failureOf(admin.getCalendarStatus("", null))).code).toBe(grpc.status.UNAUTHENTICATED);
+    for (const token of ["token-an", "token-auditor"]) {
+      const failure = await failureOf(admin.getCalendarStatus("", token));
+      expect(failure.code).toBe(grpc.status.PERMISSION_DENIED);
+      expect(failure.errorInfo?.reason).toBe("ADMIN_CAPABILITY_REQUIRED");
+    }
+  });
+
+  it("audit-logs every admin call, allowed or not", async () => {
+    await admin.getCalendarStatus("local");
+    await failureOf(admin.reloadCalendar("local", "token-an"));
+    const audits = logs.filter((record) => record.kind === "audit" && record.capability === "calendar.admin");
+    expect(audits).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ principal: "ops", method: "GetCalendarStatus", calendar_id: "local", allowed: true }),
+        expect.objectContaining({ principal: "an", method: "ReloadCalendar", calendar_id: "local", allowed: false }),
+      ]),
+    );
+  });
+
+  it("says CALENDAR_NOT_FOUND for an unknown id (an admin sees every calendar)", async () => {
+    const failure = await failureOf(admin.reloadCalendar("nope"));
+    expect(failure.code).toBe(grpc.status.NOT_FOUND);
+    expect(failure.errorInfo?.reason).toBe("CALENDAR_NOT_FOUND");
+  });
+});
+
+describe("GetCalendarStatus", () => {
+  it("gives each calendar's counts, zone and diagnostics (component, line, reason)", async () => {
+    const { calendars } = await admin.getCalendarStatus();
+    expect(calendars.map((calendar) => calendar.calendarId)).toEqual(["local", "remote"]);
+    const [local, remote] = calendars;
+    expect(local).toMatchObject({
+      sourceKind: SourceKind.FILE,
+      stale: false,
+      eventCount: 1,
+      occurrenceCount: 1,
+      timezone: "Asia/Ho_Chi_Minh",
+      timezoneSource: "feed",
+      diagnosticCount: 1,
+    });
+    expect(local.snapshotId).not.toBe("");
+    expect(local.lastSuccessTime).toBeDefined();
+    expect(local.refreshInterval?.seconds).toBe(300n);
+    expect(local.diagnostics).toHaveLength(1);
+    expect(local.diagnostics[0]).toMatchObject({ code: "END_BEFORE_START", uid: "reversed@calq.test", line: 12 });
+    expect(remote.sourceKind).toBe(SourceKind.HTTP);
+  });
+
+  it("never names a feed's URL or its secret", async () => {
+    const response = await admin.getCalendarStatus();
+    const text = JSON.stringify(response, (_key, value) => (typeof value === "bigint" ? String(value) : value));
+    expect(text).not.toContain("url-secret-99");
+    expect(text).not.toContain("127.0.0.1");
+  });
+});
+
+describe("ReloadCalendar", () => {
+  it("reports loaded, unchanged and failed, with the failure class and upstream status", async () => {
+    provider.answer(versioned(calendarText("remote v2"), "v2"));
+    expect((await admin.reloadCalendar("remote")).outcome).toBe(ReloadOutcome.LOADED);
+    expect(await summaries("remote")).toEqual(["remote v2"]);
+    expect((await admin.reloadCalendar("remote")).outcome).toBe(ReloadOutcome.UNCHANGED);
+
+    provider.answer(status(503, "maintenance page"));
+    const failed = await admin.reloadCalendar("remote");
+    expect(failed.outcome).toBe(ReloadOutcome.FAILED);
+    expect(failed.status).toMatchObject({ stale: true, consecutiveFailures: 1 });
+    expect(failed.status?.lastFailure).toMatchObject({ failure: FeedFailure.HTTP_STATUS, httpStatus: 503 });
+    // Searches keep the last good data, marked stale.
+    const during = await search("remote");
+    expect(during.stale).toBe(true);
+    expect(during.events.map((event) => event.summary)).toEqual(["remote v2"]);
+
+    provider.answer(versioned(calendarText("remote v3"), "v3"));
+    const recovered = await admin.reloadCalendar("remote");
+    expect(recovered.outcome).toBe(ReloadOutcome.LOADED);
+    expect(recovered.status?.lastFailure).toBeUndefined();
+    expect(recovered.status?.stale).toBe(false);
+  });
+});
+
+describe("ImportCalendar", () => {
+  it("writes an accepted upload to disk and serves it from the moment the call returns", async () => {
+    const text = calendarText("imported");
+    const response = await admin.importCalendar({ calendarId: "local", ics: Buffer.from(text) });
+    expect(response.status).toMatchObject({ calendarId: "local", eventCount: 1, diagnosticCount: 0 });
+    expect(onDisk()).toBe(text);
+    expect(await summaries("local")).toEqual(["imported"]);
+  });
+
+  it.each([
+    ["HTML", "<html><body>Sign in</body></html>", { failure: "not_icalendar" }],
+    ["a cut-off file", calendarText("cut").slice(0, -20), { failure: "truncated" }],
+    ["more bytes than the feed limit", calendarText("big", [`DESCRIPTION:${"x".repeat(MAX_BYTES)}`]), { failure: "too_large" }],
+    ["a file with diagnostics", withDiagnostic, { diagnostics: "1", first_code: "END_BEFORE_START" }],
+  ])("refuses %s with FEED_REJECTED and changes nothing", async (_case, text, metadata) => {
+    const before = { disk: onDisk(), snapshot: (await search("local")).snapshotId };
+    const failure = await failureOf(admin.importCalendar({ calendarId: "local", ics: Buffer.from(text) }));
+    expect(failure.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(failure.errorInfo).toMatchObject({ reason: "FEED_REJECTED", metadata });
+    expect(failure.badRequest?.fieldViolations[0].field).toBe("ics");
+    expect(onDisk()).toBe(before.disk);
+    expect((await search("local")).snapshotId).toBe(before.snapshot);
+  });
+
+  it("refuses bytes that are not UTF-8 rather than decoding them lossily", async () => {
+    const bytes = Buffer.concat([Buffer.from(calendarText("latin").slice(0, 40)), Buffer.from([0xe9, 0xff]), Buffer.from(calendarText("x").slice(40))]);
+    const failure = await failureOf(admin.importCalendar({ calendarId: "local", ics: bytes }));
+    expect(failure.errorInfo).toMatchObject({ reason: "FEED_REJECTED", metadata: { failure: "not_icalendar" } });
+  });
+
+  it("imports a file with diagnostics when allow_diagnostics is set, and reports them", async () => {
+    const response = await admin.importCalendar({ calendarId: "local", ics: Buffer.from(withDiagnostic), allowDiagnostics: true });
+    expect(response.status?.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid])).toEqual([["END_BEFORE_START", "broken@calq.test"]]);
+    expect(onDisk()).toBe(withDiagnostic);
+    expect(await summaries("local")).toEqual(["imported"]);
+  });
+
+  it("refuses a URL-backed calendar: NOT_FILE_BACKED", async () => {
+    const failure = await failureOf(admin.importCalendar({ calendarId: "remote", ics: Buffer.from(calendarText("x")) }));
+    expect(failure.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(failure.errorInfo?.reason).toBe("NOT_FILE_BACKED");
+  });
+
+  it("keeps the read-only service's small request limit: a feed-sized search request is refused", async () => {
+    const failure = await failureOf(
+      admin.searchEvents({ calendarId: "x".repeat(70 * 1024), start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP }),
+    );
+    expect(failure.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+  });
+});
