@@ -2,15 +2,18 @@
  * The `calq` command.
  *
  *   calq serve --data DIR [--port N] [--host H] [--dev-token T]
+ *   calq check FILE.ics [--timezone ZONE]
  *
  * Exits 2 with a one-line message on bad usage or a bad config.
  */
 import { parseArgs } from "node:util";
+import { CHECK_USAGE, checkFeed } from "./check-command.js";
 import { ConfigError, loadDataDirectory } from "../config/calq-config.js";
 import { startServer } from "../server/server.js";
 import { stderrLogger } from "../server/log.js";
 
 const USAGE = `usage: calq serve --data DIR [--port N] [--host H] [--dev-token T]
+       calq check FILE.ics [--timezone ZONE]
 
   --data DIR       folder with calq.yaml, or with *.ics files (then --dev-token is needed)
   --port N         port to listen on (default 50051; 0 picks a free one)
@@ -19,6 +22,14 @@ const USAGE = `usage: calq serve --data DIR [--port N] [--host H] [--dev-token T
                    (or set CALQ_DEV_TOKEN)`;
 
 class UsageError extends Error {}
+
+async function check(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, options: { timezone: { type: "string" } }, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new UsageError(`calq check takes one file\n${CHECK_USAGE}`);
+  const { exitCode, report } = await checkFeed(positionals[0], values.timezone);
+  process.stdout.write(`${report}\n`);
+  process.exitCode = exitCode;
+}
 
 async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -55,6 +66,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
     if (command === "serve") return await serve(rest);
+    if (command === "check") return await check(rest);
     if (command === undefined || command === "help" || command === "--help" || command === "-h") {
       process.stdout.write(`${USAGE}\n`);
       return;

@@ -80,4 +80,55 @@ describe("calq.yaml", () => {
     expect(refusal("calendars: work")).toContain("expected a mapping");
     expect(refusal({ calendars: "work" })).toContain("calendars: expected a list");
   });
+
+  it("reads an http(s) source with a refresh interval and header secrets from the environment", () => {
+    const document = base();
+    Object.assign(document.calendars[0], {
+      source: "https://calendar.example/feeds/team.ics",
+      refresh: "90s",
+      headers: { Authorization: { env: "TEAM_FEED_AUTH" } },
+    });
+    const config = parseConfig(document, "/srv/calq", "calq.yaml", { TEAM_FEED_AUTH: "Bearer s3cret" });
+    const { source } = config.calendars[0];
+    expect(source.kind).toBe("http");
+    if (source.kind !== "http") return;
+    expect(source.url.href).toBe("https://calendar.example/feeds/team.ics");
+    expect(source.headers.get("Authorization")?.reveal()).toBe("Bearer s3cret");
+    expect(config.calendars[0].refreshMs).toBe(90_000);
+    expect(JSON.stringify(config)).not.toContain("s3cret");
+  });
+
+  it("refuses a header whose environment variable is not set, naming the variable only", () => {
+    const document = base();
+    Object.assign(document.calendars[0], { source: "https://calendar.example/team.ics", headers: { Authorization: { env: "MISSING_VAR" } } });
+    expect(refusal(document)).toContain("calendars[0] (work).headers.Authorization: environment variable MISSING_VAR is not set");
+  });
+
+  it.each([
+    [{ source: "ftp://calendar.example/team.ics" }, "only http and https URLs are read"],
+    [{ headers: { Authorization: { env: "X" } } }, "only an http(s) source sends headers"],
+    [{ refresh: "5" }, "refresh: expected a duration of at least 100ms"],
+    [{ refresh: "50ms" }, "refresh: expected a duration of at least 100ms"],
+  ])("refuses a bad calendar setting %j", (setting, message) => {
+    const document = base();
+    Object.assign(document.calendars[0], setting);
+    expect(refusal(document)).toContain(message);
+  });
+
+  it("reads feed limits, keeping defaults for the ones not given", () => {
+    const config = parseConfig({ ...base(), feeds: { max_bytes: 1_000_000, fetch_timeout: "10s", expansion_budget: "500ms" } }, "/srv/calq");
+    expect(config.feeds).toEqual({
+      maxBytes: 1_000_000,
+      fetchTimeoutMs: 10_000,
+      maxComponents: 100_000,
+      maxOccurrencesPerSeries: 20_000,
+      maxOccurrencesPerFeed: 1_000_000,
+      expansionBudgetMs: 500,
+    });
+  });
+
+  it("refuses an unknown or non-positive feed limit", () => {
+    expect(refusal({ ...base(), feeds: { max_size: 10 } })).toContain('feeds: unknown setting "max_size"');
+    expect(refusal({ ...base(), feeds: { max_components: 0 } })).toContain("feeds.max_components: expected a positive integer");
+  });
 });

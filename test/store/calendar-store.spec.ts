@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_FEED_LIMITS } from "../../src/config/calq-config.js";
 import { CalendarStore, type LoadFailure } from "../../src/store/calendar-store.js";
 import { ics, vevent } from "../support/feeds.js";
 
@@ -85,5 +86,40 @@ describe("calendar store", () => {
     expect(calendars.view("work")!.stale).toBe(false);
     expect(calendars.view("work")!.lastFailure).toBeUndefined();
     expect(summaries(calendars)).toEqual(["recovered"]);
+  });
+
+  it("serves the first VEVENTs of a feed over the component limit and reports the cut", async () => {
+    writeFileSync(
+      join(dir, "work.ics"),
+      ics(
+        "X-WR-TIMEZONE:UTC",
+        ...vevent("UID:a", "DTSTART:20261002T020000Z", "SUMMARY:first"),
+        ...vevent("UID:b", "DTSTART:20261002T030000Z", "SUMMARY:second"),
+        ...vevent("UID:c", "DTSTART:20261002T040000Z", "SUMMARY:third"),
+      ),
+    );
+    const source = { kind: "file", path: join(dir, "work.ics") } as const;
+    const calendars = new CalendarStore([{ id: "work", source, refreshMs: MINUTE, name: "work", readers: [] }], {
+      retentionMs: MINUTE,
+      feedLimits: { ...DEFAULT_FEED_LIMITS, maxComponents: 2 },
+    });
+    await calendars.reload("work");
+    expect(summaries(calendars)).toEqual(["first", "second"]);
+    expect(calendars.view("work")!.snapshot!.diagnostics).toEqual([
+      expect.objectContaining({ code: "FEED_COMPONENTS_CAPPED", line: 17 }),
+    ]);
+  });
+
+  it("refuses a file over the size limit, keeping what it served", async () => {
+    writeFileSync(join(dir, "work.ics"), feed("small"));
+    const source = { kind: "file", path: join(dir, "work.ics") } as const;
+    const calendars = new CalendarStore([{ id: "work", source, refreshMs: MINUTE, name: "work", readers: [] }], {
+      retentionMs: MINUTE,
+      feedLimits: { ...DEFAULT_FEED_LIMITS, maxBytes: 1024 },
+    });
+    await calendars.reload("work");
+    writeFileSync(join(dir, "work.ics"), feed("x".repeat(2048)));
+    expect(await calendars.reload("work")).toEqual({ outcome: "failed", failure: "too_large" });
+    expect(summaries(calendars)).toEqual(["small"]);
   });
 });

@@ -1,0 +1,63 @@
+/**
+ * `calq check FILE.ics [--timezone ZONE]`: what calq would make of a feed,
+ * before an operator adds it. Reads the file exactly as a reload would and
+ * prints the counts, the calendar zone it chose and why, and every
+ * diagnostic with its line and UID.
+ *
+ * Exit status: 0 clean, 1 read with diagnostics, 2 unreadable (calq would
+ * refuse the file and keep serving the last good version).
+ */
+import { basename } from "node:path";
+import { DEFAULT_FEED_LIMITS } from "../config/calq-config.js";
+import { FeedFailure } from "../feeds/feed-read.js";
+import { FileFeed } from "../feeds/file-feed.js";
+import { defaultLimits, snapshotFromText } from "../store/calendar-store.js";
+import type { Snapshot } from "../store/snapshot.js";
+import { isRequestZone } from "../time/request-window.js";
+
+export const CHECK_USAGE = `usage: calq check FILE.ics [--timezone ZONE]
+
+  --timezone ZONE  the IANA zone calq.yaml would give the calendar (it overrides X-WR-TIMEZONE)`;
+
+const ZONE_SOURCES: Record<Snapshot["zoneSource"], string> = {
+  config: "given by --timezone, as calq.yaml's timezone would",
+  feed: "from the feed's X-WR-TIMEZONE",
+  default: "UTC by default: neither --timezone nor X-WR-TIMEZONE names one",
+};
+
+export interface CheckResult {
+  readonly exitCode: 0 | 1 | 2;
+  readonly report: string;
+}
+
+export async function checkFeed(path: string, timezone: string | undefined, now = Date.now()): Promise<CheckResult> {
+  const name = basename(path);
+  if (timezone !== undefined && !isRequestZone(timezone)) {
+    return { exitCode: 2, report: `${name}: --timezone "${timezone}" is not an IANA zone name of the form Area/Location (or UTC)` };
+  }
+  let snapshot: Snapshot;
+  try {
+    const read = await new FileFeed(path, DEFAULT_FEED_LIMITS.maxBytes).read(undefined);
+    if (!read.changed) throw new Error("unreachable: a first read always has content");
+    snapshot = snapshotFromText(read.text, { id: name, timezone }, DEFAULT_FEED_LIMITS, defaultLimits(now), now);
+  } catch (error) {
+    if (!(error instanceof FeedFailure)) throw error;
+    return { exitCode: 2, report: `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version, if any` };
+  }
+  const hot = defaultLimits(now);
+  const lines = [
+    `${name}: ${snapshot.eventCount} events, ${snapshot.index.size} occurrences indexed from ${day(hot.hotStart)} to ${day(hot.hotEnd)}, ` +
+      `${snapshot.tails.length} recurring series expanded per query beyond that`,
+    `calendar zone: ${snapshot.zone.name} (${ZONE_SOURCES[snapshot.zoneSource]})`,
+    `diagnostics: ${snapshot.diagnostics.length === 0 ? "none" : snapshot.diagnostics.length}`,
+    ...snapshot.diagnostics.map((diagnostic) => {
+      const where = [diagnostic.line === undefined ? "" : `line ${diagnostic.line}`, diagnostic.uid === undefined ? "" : `UID ${diagnostic.uid}`]
+        .filter((part) => part !== "")
+        .join(", ");
+      return `  ${diagnostic.code}${where === "" ? "" : ` (${where})`}: ${diagnostic.message}`;
+    }),
+  ];
+  return { exitCode: snapshot.diagnostics.length === 0 ? 0 : 1, report: lines.join("\n") };
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);

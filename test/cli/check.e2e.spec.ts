@@ -1,0 +1,61 @@
+/**
+ * `calq check` as an operator runs it, before adding a feed: a real process
+ * on real files, judged by its output and exit status.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "../..");
+
+function check(...args: string[]) {
+  const run = spawnSync(process.execPath, ["bin/calq.mjs", "check", ...args], { cwd: ROOT, encoding: "utf8", timeout: 20_000 });
+  return { status: run.status, out: run.stdout, err: run.stderr };
+}
+
+describe("calq check", () => {
+  it("exits 0 on a clean feed and says which zone it chose and why", () => {
+    const { status, out } = check("data/work.ics");
+    expect(status).toBe(0);
+    expect(out).toMatch(/^work\.ics: 8 events, \d+ occurrences indexed from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d, 1 recurring series/);
+    expect(out).toContain("calendar zone: Asia/Ho_Chi_Minh (from the feed's X-WR-TIMEZONE)");
+    expect(out).toContain("diagnostics: none");
+  });
+
+  it("takes --timezone as calq.yaml's timezone would: it overrides X-WR-TIMEZONE", () => {
+    const { status, out } = check("data/work.ics", "--timezone", "Europe/Berlin");
+    expect(status).toBe(0);
+    expect(out).toContain("calendar zone: Europe/Berlin (given by --timezone");
+  });
+
+  it("exits 1 and lists each diagnostic with its code, line and UID", () => {
+    const { status, out } = check("test/fixtures/bad-input/end-before-start.ics");
+    expect(status).toBe(1);
+    expect(out).toContain("diagnostics: 1");
+    expect(out).toMatch(/ {2}END_BEFORE_START \(line \d+, UID [^)]+\): /);
+  });
+
+  it("exits 1 when the feed names no zone, saying UTC was assumed", () => {
+    const { status, out } = check("test/fixtures/producers/outlook-exchange.ics");
+    expect(status).toBe(1);
+    expect(out).toContain("calendar zone: UTC (UTC by default");
+    expect(out).toContain("NO_CALENDAR_ZONE");
+  });
+
+  it.each([
+    ["HTML instead of ICS", "test/fixtures/bad-input/html-page.ics", "unreadable (not_icalendar)"],
+    ["a cut-off file", "test/fixtures/bad-input/truncated.ics", "unreadable (truncated)"],
+    ["a missing file", "test/fixtures/no-such-file.ics", "unreadable (unreachable)"],
+  ])("exits 2 on %s, as calq would refuse it", (_case, file, says) => {
+    const { status, out } = check(file);
+    expect(status).toBe(2);
+    expect(out).toContain(says);
+  });
+
+  it("exits 2 with the usage on a bad zone or no file", () => {
+    expect(check("data/work.ics", "--timezone", "EST")).toMatchObject({ status: 2 });
+    const none = check();
+    expect(none.status).toBe(2);
+    expect(none.err).toContain("usage: calq check FILE.ics");
+  });
+});
