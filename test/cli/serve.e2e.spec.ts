@@ -1,16 +1,16 @@
 /**
  * `calq serve` as a user runs it: a real process, a real port, the demo data.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MatchMode, WindowRelation } from "../../gen/calq/v1/calendar_service_pb.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
+import { CALQ, startCalqServe } from "../support/calq-process.js";
 import { ics, vevent } from "../support/feeds.js";
 
-const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
 const running: ChildProcess[] = [];
 
 afterEach(() => {
@@ -18,20 +18,10 @@ afterEach(() => {
 });
 
 /** Starts `calq serve ARGS` and resolves with the address it prints. */
-function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const child = spawn(process.execPath, [CALQ, "serve", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const { child, address } = await startCalqServe(args, env);
   running.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout!.on("data", (chunk) => {
-      out += chunk;
-      const match = /listening on (\S+):(\d+)/.exec(out);
-      if (match) resolve(`${match[1]}:${match[2]}`);
-    });
-    child.stderr!.on("data", (chunk) => (err += chunk));
-    child.on("exit", (code) => reject(new Error(`calq exited ${code}: ${err}`)));
-  });
+  return address;
 }
 
 function runCalq(args: string[], env: NodeJS.ProcessEnv = {}) {

@@ -2,17 +2,17 @@
  * An import killed mid-write leaves the old file or the new one, never a torn
  * mix, and calq starts on whatever is there. Real processes, real SIGKILL.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import { sha256Hex } from "../../src/config/calq-config.js";
+import { killed, spawnNode, startCalqServe, waitForOutput } from "../support/calq-process.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
 import { feed } from "../support/feeds.js";
 
-const ROOT = join(import.meta.dirname, "../..");
 const children: ChildProcess[] = [];
 let dir: string;
 
@@ -44,38 +44,20 @@ afterEach(() => {
 });
 
 function start(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnNode(args);
   children.push(child);
   return child;
 }
 
-/** Resolves with the first stdout match of `pattern`. */
-function waitFor(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout!.on("data", (chunk) => {
-      out += chunk;
-      const match = pattern.exec(out);
-      if (match) resolve(match);
-    });
-    child.stderr!.on("data", (chunk) => (err += chunk));
-    child.on("exit", (code, signal) => reject(new Error(`exited ${code ?? signal} before ${pattern}: ${err}`)));
-  });
-}
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
+async function serve(): Promise<{ server: ChildProcess; client: CalqGrpcClient }> {
+  const { child, address } = await startCalqServe(["--data", dir, "--port", "0"]);
+  children.push(child);
+  return { server: child, client: new CalqGrpcClient(address, "token-an") };
 }
 
 /** Starts `calq serve` on the folder and returns the served summary of the work calendar. */
 async function servedSummary(): Promise<string> {
-  const server = start(["bin/calq.mjs", "serve", "--data", dir, "--port", "0"]);
-  const [, host, port] = await waitFor(server, /listening on (\S+):(\d+)/);
-  const client = new CalqGrpcClient(`${host}:${port}`, "token-an");
+  const { server, client } = await serve();
   try {
     const response = await client.searchEvents({
       calendarId: "work",
@@ -95,7 +77,7 @@ describe("a durable import", () => {
   it("killed between write and rename leaves the old file, and calq starts on it", async () => {
     writeFileSync(join(dir, "upload.ics"), version("new"));
     const writer = start(["bin/run-ts.mjs", "test/support/write-and-hang.ts", join(dir, "work.ics"), join(dir, "upload.ics")]);
-    await waitFor(writer, /synced, about to rename/);
+    await waitForOutput(writer, /synced, about to rename/);
     await killed(writer);
 
     expect(readFileSync(join(dir, "work.ics"), "utf8")).toBe(version("old"));
@@ -112,9 +94,7 @@ describe("a durable import", () => {
     // The last round waits for the answer before the kill: then it must be the new file.
     for (const delayMs of [0, 10, 50, 150, "answered"] as const) {
       writeFileSync(join(dir, "work.ics"), old);
-      const server = start(["bin/calq.mjs", "serve", "--data", dir, "--port", "0"]);
-      const [, host, port] = await waitFor(server, /listening on (\S+):(\d+)/);
-      const client = new CalqGrpcClient(`${host}:${port}`, "token-an");
+      const { server, client } = await serve();
       const call = client.importCalendar({ calendarId: "work", ics: Buffer.from(fresh) });
       const settled = call.then(() => "answered", () => "cut off");
       if (delayMs === "answered") expect(await settled).toBe("answered");

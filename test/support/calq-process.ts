@@ -1,0 +1,45 @@
+/**
+ * The calq command as a user runs it: a real child process of
+ * `node bin/calq.mjs ...`, for end-to-end tests of the CLI.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+
+export const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
+export const ROOT = join(import.meta.dirname, "../..");
+
+/** Starts `node ARGS` in the repository root with stdout and stderr piped. */
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Resolves with the first match of `pattern` in the child's stdout; rejects if it exits first. */
+export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stdout!.on("data", (chunk) => {
+      out += chunk;
+      const match = pattern.exec(out);
+      if (match) resolve(match);
+    });
+    child.stderr!.on("data", (chunk) => (err += chunk));
+    child.on("exit", (code, signal) => reject(new Error(`exited ${code ?? signal} before printing ${pattern}: ${err}`)));
+  });
+}
+
+/** Starts `calq serve ARGS` and resolves with the child and the host:port it prints. */
+export async function startCalqServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; address: string }> {
+  const child = spawnNode([CALQ, "serve", ...args], env);
+  const [, host, port] = await waitForOutput(child, /listening on (\S+):(\d+)/);
+  return { child, address: `${host}:${port}` };
+}
+
+/** SIGKILLs the child and resolves once it has exited. */
+export function killed(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
