@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: ingest time, query latency (in-process and over gRPC) and
- * memory per indexed occurrence on a generated feed of 10,000 single events
- * and 200 recurring series, with ical-expander measured in the same run as
+ * `npm run bench`: ingest time, query latency (in-process and over gRPC),
+ * memory per indexed occurrence and HTTP reload time on a generated feed of
+ * 10,000 single events and 200 recurring series, with ical-expander measured in the same run as
  * the baseline. Writes bench/RESULTS.md.
  *
  * Not a test: nothing here fails on a slow machine. Compare the ratios of one
@@ -12,12 +12,13 @@ import os from "node:os";
 import { join } from "node:path";
 import IcalExpander from "ical-expander";
 import { MatchMode } from "../gen/calq/v1/calendar_service_pb.js";
-import { parseConfig, sha256Hex } from "../src/config/calq-config.js";
+import { parseConfig, sha256Hex, type CalendarConfig } from "../src/config/calq-config.js";
 import { searchPage } from "../src/search/search-occurrences.js";
 import { startServer } from "../src/server/server.js";
-import { defaultLimits } from "../src/store/calendar-store.js";
+import { CalendarStore, defaultLimits } from "../src/store/calendar-store.js";
 import { buildSnapshot, type Snapshot } from "../src/store/snapshot.js";
 import { resolveWindow } from "../src/time/request-window.js";
+import { startFeedServer, versioned } from "../test/support/feed-server.js";
 import { CalqGrpcClient } from "../test/support/grpc-client.js";
 import { generateFeed, random } from "./generate-feed.js";
 
@@ -115,6 +116,27 @@ client.close();
 await server.close(100);
 rmSync(dir, { recursive: true, force: true });
 
+// Reloads of the feed from a local HTTP provider: changed (200, rebuilt) and unchanged (304).
+const versions = [feed, feed.replace("BEGIN:VCALENDAR\r\n", "BEGIN:VCALENDAR\r\nX-BENCH-VERSION:2\r\n")];
+const provider = await startFeedServer(versioned(versions[0], "0"));
+const remote: CalendarConfig = { id: "bench", name: "bench", readers: [], refreshMs: HOUR, source: { kind: "http", url: new URL(provider.url), headers: new Map() } };
+const store = new CalendarStore([remote], { retentionMs: 0 });
+await store.reload("bench");
+const reloadChanged: number[] = [];
+const reloadUnchanged: number[] = [];
+for (let i = 1; i <= 5; i++) {
+  provider.answer(versioned(versions[i % 2], String(i)));
+  const c0 = performance.now();
+  if ((await store.reload("bench")).outcome !== "loaded") throw new Error("expected a changed feed to load");
+  reloadChanged.push(performance.now() - c0);
+  for (let j = 0; j < 4; j++) {
+    const u0 = performance.now();
+    if ((await store.reload("bench")).outcome !== "unchanged") throw new Error("expected a 304");
+    reloadUnchanged.push(performance.now() - u0);
+  }
+}
+await provider.close();
+
 // Baseline: ical-expander on the same feed, in the same run.
 const t0 = performance.now();
 const expander = new IcalExpander({ ics: feed, maxIterations: 100_000 });
@@ -148,10 +170,13 @@ Not a test: compare the ratios within one run; these machines are shared and noi
 | 3-hour window over gRPC (grpc-js, loopback), p99 | ${ms(percentile(overGrpc, 99))} ms | | |
 | 3-hour window in 2150 (on-demand expansion), median of 20 | ${ms(median(far))} ms | | |
 | memory per indexed occurrence (retained heap / occurrences) | ${bytesPerOccurrence.toFixed(0)} bytes | | |
+| reload from a local HTTP provider, feed changed (200: fetch + rebuild), median of 5 | ${ms(median(reloadChanged))} ms | | |
+| reload from a local HTTP provider, feed unchanged (304), median of 20 | ${ms(median(reloadUnchanged))} ms | | |
 
 In-process queries: ${inProcess.length.toLocaleString("en")} random 3-hour windows within half a year of now, alternating
 OVERLAP and START_WITHIN, limit 20, each including request-window resolution. gRPC queries: ${overGrpc.length.toLocaleString("en")}
-sequential calls, same kind of windows.
+sequential calls, same kind of windows. Reloads: the same feed served by a node:http provider on 127.0.0.1 with ETags;
+a rebuild runs on the event loop, so searches on that process wait for it; an unchanged feed costs only the request.
 `;
 writeFileSync(new URL("./RESULTS.md", import.meta.url), results);
 process.stdout.write(results);
