@@ -12,6 +12,8 @@ import { createMcpServer } from "./mcp-server.js";
 
 export const MCP_PATH = "/mcp";
 
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
 export interface McpHttpServer {
   readonly url: string;
   close(): Promise<void>;
@@ -19,7 +21,7 @@ export interface McpHttpServer {
 
 /** Listens on host:port (0 picks a free port) and serves MCP at /mcp. */
 export async function serveMcpHttp(executor: ToolExecutor, host: string, port: number): Promise<McpHttpServer> {
-  let allowedHosts: string[] = [];
+  let allowedHosts: string[] | undefined;
   const http = createServer((request, response) => {
     handle(executor, allowedHosts, request, response).catch((error: unknown) => {
       if (!response.headersSent) jsonRpcError(response, 500, -32603, "internal error");
@@ -32,8 +34,9 @@ export async function serveMcpHttp(executor: ToolExecutor, host: string, port: n
   });
   const bound = (http.address() as AddressInfo).port;
   const shown = host.includes(":") ? `[${host}]` : host;
-  // Only requests naming this server's own address are served (DNS-rebinding protection).
-  allowedHosts = [`${shown}:${bound}`, `localhost:${bound}`];
+  // On loopback, only requests naming this server's own address are served, so
+  // a web page cannot reach it through a rebound DNS name.
+  if (LOOPBACK.has(host)) allowedHosts = [`${shown}:${bound}`, `localhost:${bound}`];
   return {
     url: `http://${shown}:${bound}${MCP_PATH}`,
     close: () => new Promise((resolve) => {
@@ -43,7 +46,7 @@ export async function serveMcpHttp(executor: ToolExecutor, host: string, port: n
   };
 }
 
-async function handle(executor: ToolExecutor, allowedHosts: string[], request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(executor: ToolExecutor, allowedHosts: string[] | undefined, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = new URL(request.url ?? "/", "http://calq").pathname;
   if (path !== MCP_PATH) return jsonRpcError(response, 404, -32601, `not found: MCP is served at ${MCP_PATH}`);
   if (request.method !== "POST") {
@@ -59,7 +62,7 @@ async function handle(executor: ToolExecutor, allowedHosts: string[], request: I
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    enableDnsRebindingProtection: true,
+    enableDnsRebindingProtection: allowedHosts !== undefined,
     allowedHosts,
   });
   response.on("close", () => {

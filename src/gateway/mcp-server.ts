@@ -4,6 +4,7 @@
  * environment; HTTP: the request's bearer token), never from a tool
  * argument.
  */
+import { readFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -17,7 +18,9 @@ import {
 import type { ToolExecutor } from "./execute.js";
 import { MCP_PROTOCOL_VERSION, mcpTool } from "./formats.js";
 
-const SERVER_INFO = { name: "calq", title: "calq calendar search", version: "0.1.0" };
+const PACKAGE = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
+const SERVER_INFO = { name: "calq", title: "calq calendar search", version: PACKAGE.version };
 
 const CAPABILITIES = { tools: {} };
 

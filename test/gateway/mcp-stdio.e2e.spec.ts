@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,6 +44,20 @@ describe("calq mcp over stdio, with a real MCP client", () => {
     expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
     expect(an.getServerVersion()?.name).toBe("calq");
     expect(an.getInstructions()).toContain("MCP 2025-06-18");
+  });
+
+  it("answers initialize with 2025-06-18, the version it implements, whatever newer version the client offers", async () => {
+    const child = spawn(process.execPath, ["bin/calq.mjs", "mcp", "--service", seed.served.baseUrl], {
+      env: { PATH: process.env.PATH ?? "", CALQ_TOKEN: AN_TOKEN },
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    const answer = new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } })}\n`);
+    const result = JSON.parse(await answer).result;
+    child.stdin!.end();
+    expect(result.protocolVersion).toBe("2025-06-18");
+    expect(result.serverInfo.name).toBe("calq");
+    expect(result.capabilities).toEqual({ tools: {} });
   });
 
   it("answers the seed's Friday-morning query with the 08:30-09:30 meeting crossing the window's start", async () => {
