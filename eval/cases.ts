@@ -38,17 +38,20 @@ export type ChatMessage =
   | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
+/** A tool call in an assistant message (OpenAI chat shape). */
 export interface ToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
 }
 
+/** What a careful assistant does next. */
 export type Expectation =
   | { readonly kind: "call"; readonly arguments: SearchArguments }
   /** No search yet: the assistant must ask the user (for a zone, or which of two instants). */
   | { readonly kind: "ask"; readonly why: string };
 
+/** One request to evaluate, with everything the scoring needs. */
 export interface EvalCase {
   readonly id: string;
   readonly language: "en" | "vi";
@@ -105,11 +108,13 @@ function followUp(first: string, firstArguments: SearchArguments, reply: string)
   ];
 }
 
+/** The cursor the follow-up cases' first page returned; the next page must send it back unchanged. */
 export const FOLLOW_UP_CURSOR = "eyJ2IjoxfQ.k1.c2lnbmF0dXJl";
 
 const NEXT_WEEK_HCM = searchArguments(HCM, "2026-09-28", "2026-10-05");
 const NEXT_WEEK_STARTS_HCM = searchArguments(HCM, "2026-09-28", "2026-10-05", "start_within");
 
+/** Every case, English and Vietnamese. */
 export const CASES: readonly EvalCase[] = [
   // English, recorded zone Asia/Ho_Chi_Minh, on Saturday 2026-09-26.
   { id: "en-next-friday-morning", language: "en", context: HCM_SATURDAY, request: "What meetings do I have next Friday morning?", expected: search(HCM, "2026-10-02T09:00:00+07:00", "2026-10-02T12:00:00+07:00"), tags: ["relative", "seed"] },

@@ -6,6 +6,7 @@
 import type { OpenAiTool } from "../src/gateway/formats.js";
 import type { ChatMessage, ToolCall } from "./cases.js";
 
+/** Where and as whom to ask, and which model. */
 export interface ChatEndpoint {
   /** e.g. https://api.openai.com/v1 */
   readonly baseUrl: string;
@@ -19,6 +20,7 @@ export interface AssistantMessage {
   readonly tool_calls?: ToolCall[];
 }
 
+/** One completion with the tools offered; the model may call them or reply. */
 export async function complete(endpoint: ChatEndpoint, messages: readonly ChatMessage[], tools: readonly OpenAiTool[]): Promise<AssistantMessage> {
   const response = await fetch(`${endpoint.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
     method: "POST",

@@ -23,8 +23,10 @@ export const SYSTEM_PROMPT = [
 /** Context and calendar look-ups a model may make before it searches. */
 const MAX_ROUNDS = 4;
 
+/** One model turn; the HTTP client by default, recorded answers in tests. */
 export type Complete = (messages: readonly ChatMessage[], tools: ReturnType<DescriptionVariant["tools"]>) => Promise<AssistantMessage>;
 
+/** What to run, and against which model. */
 export interface EvaluationOptions {
   readonly cases: readonly EvalCase[];
   readonly variants: readonly DescriptionVariant[];
@@ -35,11 +37,13 @@ export interface EvaluationOptions {
   readonly onScore?: (score: CaseScore) => void;
 }
 
+/** Every case's score, and one report per variant. */
 export interface Evaluation {
   readonly scores: CaseScore[];
   readonly reports: VariantReport[];
 }
 
+/** Runs every case under every variant, one after another (endpoints rate-limit). */
 export async function runEvaluation(options: EvaluationOptions): Promise<Evaluation> {
   const { tools: definitions } = buildToolCatalog();
   const complete: Complete =

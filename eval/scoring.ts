@@ -21,6 +21,7 @@ export type Outcome =
   | { readonly kind: "reply"; readonly text: string }
   | { readonly kind: "failed"; readonly error: string };
 
+/** How one case went under one variant. */
 export interface CaseScore {
   readonly caseId: string;
   readonly variant: string;
@@ -38,6 +39,7 @@ export interface CaseScore {
 const DEFAULT_LIMIT = 20;
 const MAX_WINDOW_MS = 366 * 86_400_000;
 
+/** Scores the model's last move against what the case expects. */
 export function scoreCase(testCase: EvalCase, variant: string, outcome: Outcome): CaseScore {
   const search = outcome.kind === "call" && outcome.name === "search_calendar_events" ? outcome.arguments : null;
   const expected = testCase.expected;
@@ -98,6 +100,7 @@ export interface VariantReport {
   readonly failures: number;
 }
 
+/** The rates of `variant` over its scores; a rate over no cases is 0. */
 export function summarize(variant: string, scores: readonly CaseScore[]): VariantReport {
   const mine = scores.filter((score) => score.variant === variant);
   const searches = mine.filter((score) => score.expected === "call");

@@ -6,12 +6,14 @@
 import { openAiTool, type OpenAiTool } from "../src/gateway/formats.js";
 import type { JsonSchema, ToolDefinition } from "../src/gateway/tool-schemas.js";
 
+/** A way of describing the same tools. */
 export interface DescriptionVariant {
   readonly name: string;
   readonly summary: string;
   tools(definitions: readonly ToolDefinition[]): OpenAiTool[];
 }
 
+/** The variants `eval/run.ts` compares by default. */
 export const VARIANTS: readonly DescriptionVariant[] = [
   { name: "full", summary: "the generated descriptions, as served", tools: (definitions) => definitions.map(openAiTool) },
   {
@@ -26,6 +28,7 @@ export const VARIANTS: readonly DescriptionVariant[] = [
   },
 ];
 
+/** The variant of this name; throws on an unknown one. */
 export function variantNamed(name: string): DescriptionVariant {
   const variant = VARIANTS.find((candidate) => candidate.name === name);
   if (variant === undefined) throw new Error(`unknown variant ${name}; known: ${VARIANTS.map((candidate) => candidate.name).join(", ")}`);

@@ -7,6 +7,7 @@ import { createClient, type CallOptions, type Client } from "@connectrpc/connect
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 
+/** The generated client of calq.v1.CalendarService. */
 export type CalqClient = Client<typeof CalendarService>;
 
 /** A client of the calq service at `serviceUrl` (e.g. http://127.0.0.1:50051). */

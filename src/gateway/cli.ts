@@ -20,6 +20,7 @@ import { buildToolCatalog } from "./tool-schemas.js";
 
 const DEFAULT_SERVICE_URL = "http://127.0.0.1:50051";
 
+/** The gateway's part of `calq help`. */
 export const GATEWAY_USAGE = `usage: calq tools --format openai|anthropic|mcp
        calq mcp [--service URL] [--http PORT [--host H]]
 

@@ -49,6 +49,7 @@ const GATEWAY_ERRORS = {
   service_unavailable: "the calendar service could not be reached; retry later.",
 } as const;
 
+/** Runs the catalog's tools against one calq service, for whichever caller each call names by token. */
 export class ToolExecutor {
   private readonly validators = new Map<string, Validator>();
   private readonly instructions: Map<string, string>;

@@ -6,7 +6,9 @@
  */
 import type { JsonSchema, ToolDefinition } from "./tool-schemas.js";
 
+/** The formats `calq tools --format` prints. */
 export const FORMATS = ["openai", "anthropic", "mcp"] as const;
+/** One of FORMATS. */
 export type ToolFormat = (typeof FORMATS)[number];
 
 /** The MCP protocol version this gateway implements. */
@@ -41,10 +43,12 @@ export interface McpTool {
   };
 }
 
+/** Strict mode: the input schema already has every property required and no additional properties. */
 export function openAiTool(tool: ToolDefinition): OpenAiTool {
   return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: true } };
 }
 
+/** Anthropic takes the same JSON Schema as `input_schema`. */
 export function anthropicTool(tool: ToolDefinition): AnthropicTool {
   return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
 }

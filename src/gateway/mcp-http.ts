@@ -10,10 +10,12 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { ToolExecutor } from "./execute.js";
 import { createMcpServer } from "./mcp-server.js";
 
+/** The one path MCP is served at. */
 export const MCP_PATH = "/mcp";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
+/** A listening gateway: its MCP endpoint and how to stop it. */
 export interface McpHttpServer {
   readonly url: string;
   close(): Promise<void>;

@@ -23,6 +23,7 @@ export interface Validator {
   problems(value: unknown): string[];
 }
 
+/** Compiles `schema` once; the validator is reused for every call. */
 export function compileValidator(ajv: Ajv, schema: JsonSchema): Validator {
   const validate: ValidateFunction = ajv.compile(schema);
   return {

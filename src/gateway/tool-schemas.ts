@@ -33,8 +33,10 @@ const TOOL_METHODS = [
   { name: "get_user_context", title: "Get user context", method: "GetCallerContext" },
 ] as const;
 
+/** The name of one of the calq tools. */
 export type ToolName = (typeof TOOL_METHODS)[number]["name"];
 
+/** The service whose methods become tools. */
 export const SERVICE_NAME = "calq.v1.CalendarService";
 
 /** The contract as tools: descriptions, schemas and the error guide. */
