@@ -1,8 +1,9 @@
 /**
  * What each refusal asks of the caller, read from the service's proto comment
- * (the list "REASON (CODE): what to do"). The tool descriptions list these
- * instructions and error results repeat the one that applies, so both say
- * exactly what the contract says.
+ * (the list "REASON (CODE): what to do"), plus the few codes the gateway adds
+ * for what the service never sees or never explains. The tool descriptions
+ * list these instructions and error results repeat the one that applies, so
+ * both always say the same thing.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import { commentOf } from "./descriptors.js";
@@ -19,7 +20,27 @@ export interface ErrorGuideEntry {
   readonly instruction: string;
 }
 
+/** The gateway's own codes: arguments the schema refuses, and failures calq did not explain. */
+export const GATEWAY_ERRORS = {
+  invalid_arguments: "the arguments do not fit this tool's schema; fix them (the caller is never an argument).",
+  internal: "the calendar service failed; tell the user, and retry later; quote the correlation id if it persists.",
+  service_unavailable: "the calendar service could not be reached; retry later.",
+} as const;
+
+export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+
 const REASON_LINE = /^([A-Z][A-Z_]+) \(([A-Z_]+)\): (.*)$/;
+
+/**
+ * The paragraphs of the service comment between its first (the summary) and
+ * the one listing the reasons: what every method promises, such as being
+ * read-only and taking the caller from authentication.
+ */
+export function servicePromises(service: DescService): string[] {
+  const paragraphs = commentOf(service).split(/\n{2,}/);
+  const reasonsAt = paragraphs.findIndex((paragraph) => paragraph.split("\n").some((line) => REASON_LINE.test(line)));
+  return paragraphs.slice(1, reasonsAt === -1 ? paragraphs.length : reasonsAt).map((paragraph) => paragraph.replace(/\n/g, " "));
+}
 
 /**
  * The reasons the service comment lists, in its order. A reason's text runs

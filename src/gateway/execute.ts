@@ -11,6 +11,7 @@ import { Code, ConnectError, type CallOptions } from "@connectrpc/connect";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { asCaller, type CalqClient } from "./calq-client.js";
+import { GATEWAY_ERRORS, type GatewayErrorCode } from "./error-guide.js";
 import { renderResult } from "./render.js";
 import { compileValidator, createAjv, type Validator } from "./schema-validator.js";
 import { requestFromArguments, structuredFromMessage } from "./tool-json.js";
@@ -42,16 +43,11 @@ export type GatewayLog = (record: Record<string, unknown>) => void;
 
 type UnaryCall = (request: Message, options: CallOptions) => Promise<Message>;
 
-/** The gateway's own codes, for what the service never sees or never says. */
-const GATEWAY_ERRORS = {
-  invalid_arguments: "fix the arguments to fit the tool's schema; the caller is never an argument.",
-  internal: "the calendar service failed; tell the user, and retry later; quote the correlation id if it persists.",
-  service_unavailable: "the calendar service could not be reached; retry later.",
-} as const;
-
 /** Runs the catalog's tools against one calq service, for whichever caller each call names by token. */
 export class ToolExecutor {
   private readonly validators = new Map<string, Validator>();
+  /** Each tool's method as gen/ describes it: requests and responses use the generated types, like any client's. */
+  private readonly methods = new Map<string, DescMethod>();
   private readonly instructions: Map<string, string>;
 
   constructor(
@@ -62,7 +58,7 @@ export class ToolExecutor {
     const ajv = createAjv();
     for (const tool of catalog.tools) {
       this.validators.set(tool.name, compileValidator(ajv, tool.inputSchema));
-      generatedMethod(tool.method);
+      this.methods.set(tool.name, generatedMethod(tool.method));
     }
     this.instructions = new Map(catalog.errors.map((entry) => [entry.code, entry.instruction]));
   }
@@ -84,7 +80,7 @@ export class ToolExecutor {
     if (problems.length > 0) {
       return errorResult({ code: "invalid_arguments", message: problems.join("; "), instruction: GATEWAY_ERRORS.invalid_arguments, fields: [], metadata: {} });
     }
-    const method = generatedMethod(tool.method);
+    const method = this.methods.get(tool.name)!;
     const request = requestFromArguments(method.input, given as Record<string, unknown>);
     const call = (this.client as unknown as Record<string, UnaryCall>)[method.localName].bind(this.client);
     try {
@@ -103,7 +99,7 @@ export class ToolExecutor {
     if (info === undefined) {
       // Not the service's words (a connection failure, a proxy, a bug here): log them, say only that it failed.
       this.log({ level: "warn", msg: "tool call failed without a calq reason", tool: tool.name, code: Code[connectError.code], error: connectError.message });
-      const code = connectError.code === Code.Unavailable || connectError.code === Code.DeadlineExceeded ? "service_unavailable" : "internal";
+      const code: GatewayErrorCode = connectError.code === Code.Unavailable || connectError.code === Code.DeadlineExceeded ? "service_unavailable" : "internal";
       return { code, message: code === "internal" ? "the call failed" : "the calendar service could not be reached", instruction: GATEWAY_ERRORS[code], fields: [], metadata: {} };
     }
     const code = info.reason.toLowerCase();
@@ -118,7 +114,7 @@ export class ToolExecutor {
   }
 }
 
-/** The generated descriptor of a method of the descriptor set: the wire types come from gen/, like every client's. */
+/** The method of gen/'s CalendarService that `method` (from the descriptor set) describes; throws when gen/ lacks it. */
 function generatedMethod(method: DescMethod): DescMethod {
   const generated = CalendarService.methods.find((candidate) => candidate.name === method.name);
   if (generated === undefined) throw new Error(`gen/ has no ${method.parent.typeName}.${method.name}: run npm run generate`);

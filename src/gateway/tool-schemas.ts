@@ -6,7 +6,7 @@
  */
 import { ScalarType, type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry } from "@bufbuild/protobuf";
 import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
-import { readErrorGuide, type ErrorGuideEntry } from "./error-guide.js";
+import { GATEWAY_ERRORS, readErrorGuide, servicePromises, type ErrorGuideEntry } from "./error-guide.js";
 import { enumToolName, sendableValues } from "./tool-json.js";
 
 /** A JSON Schema object, as plain data. */
@@ -74,21 +74,17 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
  * refused for them, so its list leaves out the INVALID_ARGUMENT reasons.
  */
 function toolDescription(service: DescService, method: DescMethod, errors: readonly ErrorGuideEntry[]): string {
-  const promises = proseOf(service)
-    .split("\n\n")
-    .slice(1)
-    .filter((paragraph) => /read|caller/i.test(paragraph) && !paragraph.includes("google.rpc"));
   const results = method.output.fields.map((field) => `- \`${field.name}\`: ${proseOf(field)}`);
   const refusals = method.input.fields.length > 0 ? errors : errors.filter((entry) => entry.status !== "INVALID_ARGUMENT");
   return [
     proseOf(method),
-    ...promises,
+    ...servicePromises(service),
     proseOf(method.input),
     ["The result:", ...results].join("\n"),
     [
       "A refusal comes back as a tool result with isError true and a lower-case code; what each code asks of you:",
       ...refusals.map((entry) => `- ${entry.code}: ${entry.instruction}`),
-      "- invalid_arguments: the arguments do not fit this tool's schema; fix them (the caller is never an argument).",
+      ...Object.entries(GATEWAY_ERRORS).map(([code, instruction]) => `- ${code}: ${instruction}`),
     ].join("\n"),
   ].join("\n\n");
 }
