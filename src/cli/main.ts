@@ -11,6 +11,7 @@ import { CHECK_USAGE, checkFeed } from "./check-command.js";
 import { ConfigError, loadDataDirectory } from "../config/calq-config.js";
 import { startServer } from "../server/server.js";
 import { stderrLogger } from "../server/log.js";
+import { GATEWAY_USAGE, runGatewayCommand } from "../gateway/cli.js";
 
 const USAGE = `usage: calq serve --data DIR [--port N] [--host H] [--dev-token T]
        calq check FILE.ics [--timezone ZONE]
@@ -67,8 +68,9 @@ async function main(argv: string[]): Promise<void> {
   try {
     if (command === "serve") return await serve(rest);
     if (command === "check") return await check(rest);
+    if (command !== undefined && (await runGatewayCommand(command, rest))) return;
     if (command === undefined || command === "help" || command === "--help" || command === "-h") {
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(`${USAGE}\n\n${GATEWAY_USAGE}\n`);
       return;
     }
     throw new UsageError(`unknown command "${command}"`);

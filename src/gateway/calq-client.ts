@@ -1,0 +1,21 @@
+/**
+ * The gateway's only way to the service: the generated CalendarService
+ * client over gRPC (HTTP/2), so the gateway can run in another process or
+ * on another machine. The caller's own token travels with each call.
+ */
+import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
+
+/** The generated client of calq.v1.CalendarService. */
+export type CalqClient = Client<typeof CalendarService>;
+
+/** A client of the calq service at `serviceUrl` (e.g. http://127.0.0.1:50051). */
+export function createCalqClient(serviceUrl: string): CalqClient {
+  return createClient(CalendarService, createGrpcTransport({ baseUrl: serviceUrl }));
+}
+
+/** Call options that present `token` as the caller's credentials, as the service expects them. */
+export function asCaller(token: string, timeoutMs = 10_000): CallOptions {
+  return { headers: { authorization: `Bearer ${token}` }, timeoutMs };
+}

@@ -1,0 +1,81 @@
+/**
+ * The gateway's subcommands of `calq`:
+ *
+ *   calq tools --format openai|anthropic|mcp
+ *   calq mcp [--service URL] [--http PORT [--host H]]
+ *
+ * `calq mcp` serves MCP over stdio as the caller whose token is in CALQ_TOKEN,
+ * or, with --http, over Streamable HTTP as whoever each request's bearer
+ * token names. Either way it reaches calq at --service (or CALQ_SERVICE_URL).
+ *
+ * Usage errors exit 2 with a one-line message, like the rest of the command.
+ */
+import { parseArgs } from "node:util";
+import { createCalqClient } from "./calq-client.js";
+import { ToolExecutor } from "./execute.js";
+import { FORMATS, MCP_PROTOCOL_VERSION, toolsInFormat, type ToolFormat } from "./formats.js";
+import { serveMcpHttp } from "./mcp-http.js";
+import { serveStdio } from "./mcp-server.js";
+import { buildToolCatalog } from "./tool-schemas.js";
+
+const DEFAULT_SERVICE_URL = "http://127.0.0.1:50051";
+
+/** The gateway's part of `calq help`. */
+export const GATEWAY_USAGE = `usage: calq tools --format openai|anthropic|mcp
+       calq mcp [--service URL] [--http PORT [--host H]]
+
+  --format F       print the calq tools as OpenAI function tools (strict), Anthropic tools or MCP tools
+  --service URL    the calq service to call (default $CALQ_SERVICE_URL, else ${DEFAULT_SERVICE_URL})
+  --http PORT      serve MCP over Streamable HTTP at http://H:PORT/mcp (0 picks a free port);
+                   each request's bearer token is forwarded to calq as the caller's
+                   without --http: MCP over stdio, as the caller whose token is in CALQ_TOKEN
+  --host H         address to bind with --http (default 127.0.0.1)`;
+
+/** Runs `calq tools ...` or `calq mcp ...`; false when `command` is not the gateway's. */
+export async function runGatewayCommand(command: string, argv: string[]): Promise<boolean> {
+  if (command !== "tools" && command !== "mcp") return false;
+  try {
+    if (command === "tools") printTools(argv);
+    else await serveMcp(argv);
+  } catch (error) {
+    const usage = error instanceof GatewayUsageError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
+    if (!usage) throw error;
+    process.stderr.write(`calq: ${(error as Error).message}\n${GATEWAY_USAGE}\n`);
+    process.exit(2);
+  }
+  return true;
+}
+
+class GatewayUsageError extends Error {}
+
+function printTools(argv: string[]): void {
+  const { values } = parseArgs({ args: argv, options: { format: { type: "string" } }, strict: true });
+  const format = values.format as ToolFormat | undefined;
+  if (format === undefined || !FORMATS.includes(format)) throw new GatewayUsageError(`--format must be one of ${FORMATS.join(", ")}`);
+  process.stdout.write(`${JSON.stringify(toolsInFormat(buildToolCatalog().tools, format), null, 2)}\n`);
+}
+
+async function serveMcp(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { service: { type: "string" }, http: { type: "string" }, host: { type: "string", default: "127.0.0.1" } },
+    strict: true,
+  });
+  const serviceUrl = values.service ?? process.env.CALQ_SERVICE_URL ?? DEFAULT_SERVICE_URL;
+  if (!/^https?:\/\/[^/]+/.test(serviceUrl)) throw new GatewayUsageError(`--service ${serviceUrl} is not an http(s) URL`);
+  const log = (record: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
+  const executor = new ToolExecutor(buildToolCatalog(), createCalqClient(serviceUrl), log);
+  if (values.http === undefined) {
+    const token = process.env.CALQ_TOKEN;
+    if (token === undefined || token === "") throw new GatewayUsageError("calq mcp over stdio needs the caller's token in CALQ_TOKEN");
+    await serveStdio(executor, token);
+    return;
+  }
+  const port = Number(values.http);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new GatewayUsageError(`--http ${values.http} is not a port number`);
+  const server = await serveMcpHttp(executor, values.host, port);
+  process.stdout.write(`calq MCP gateway (MCP ${MCP_PROTOCOL_VERSION}, Streamable HTTP) listening on ${server.url}, calling ${serviceUrl}\n`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}

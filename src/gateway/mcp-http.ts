@@ -1,0 +1,81 @@
+/**
+ * MCP over Streamable HTTP, stateless: every POST to /mcp is answered by a
+ * fresh MCP server bound to that request's bearer token, which is forwarded
+ * to calq as the caller's own credentials. No session outlives a request,
+ * so one caller's token can never serve another caller's request.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { ToolExecutor } from "./execute.js";
+import { createMcpServer } from "./mcp-server.js";
+
+/** The one path MCP is served at. */
+export const MCP_PATH = "/mcp";
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** A listening gateway: its MCP endpoint and how to stop it. */
+export interface McpHttpServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Listens on host:port (0 picks a free port) and serves MCP at /mcp. */
+export async function serveMcpHttp(executor: ToolExecutor, host: string, port: number): Promise<McpHttpServer> {
+  let allowedHosts: string[] | undefined;
+  const http = createServer((request, response) => {
+    handle(executor, allowedHosts, request, response).catch((error: unknown) => {
+      if (!response.headersSent) jsonRpcError(response, 500, -32603, "internal error");
+      process.stderr.write(`calq mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(port, host, resolve);
+  });
+  const bound = (http.address() as AddressInfo).port;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  // On loopback, only requests naming this server's own address are served, so
+  // a web page cannot reach it through a rebound DNS name.
+  if (LOOPBACK.has(host)) allowedHosts = [`${shown}:${bound}`, `localhost:${bound}`];
+  return {
+    url: `http://${shown}:${bound}${MCP_PATH}`,
+    close: () => new Promise((resolve) => {
+      http.closeAllConnections();
+      http.close(() => resolve());
+    }),
+  };
+}
+
+async function handle(executor: ToolExecutor, allowedHosts: string[] | undefined, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const path = new URL(request.url ?? "/", "http://calq").pathname;
+  if (path !== MCP_PATH) return jsonRpcError(response, 404, -32601, `not found: MCP is served at ${MCP_PATH}`);
+  if (request.method !== "POST") {
+    response.setHeader("allow", "POST");
+    return jsonRpcError(response, 405, -32000, "this stateless server takes POST only");
+  }
+  const match = /^Bearer ([\x21-\x7e]+)$/i.exec(request.headers.authorization?.trim() ?? "");
+  if (match === null) {
+    response.setHeader("www-authenticate", 'Bearer realm="calq"');
+    return jsonRpcError(response, 401, -32001, "send authorization: Bearer <your calq token>");
+  }
+  const server = createMcpServer(executor, match[1]);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    enableDnsRebindingProtection: allowedHosts !== undefined,
+    allowedHosts,
+  });
+  response.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(request, response);
+}
+
+function jsonRpcError(response: ServerResponse, status: number, code: number, message: string): void {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}

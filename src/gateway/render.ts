@@ -1,0 +1,157 @@
+/**
+ * The short text a model reads beside a tool's structured result: local
+ * times in the request's zone, all-day events by their dates, how each
+ * occurrence sits against the window, and how to get the next page.
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { ToolDefinition, ToolName } from "./tool-schemas.js";
+
+/** The text rendering of a successful result of `tool`, given the arguments it was called with. */
+export function renderResult(tool: ToolDefinition, args: Record<string, unknown>, result: JsonObject): string {
+  switch (tool.name as ToolName) {
+    case "search_calendar_events":
+      return renderSearch(args, result as unknown as SearchResult);
+    case "list_calendars":
+      return renderCalendars(result as unknown as CalendarList);
+    case "get_user_context":
+      return renderUserContext(tool, result as unknown as UserContext);
+  }
+}
+
+interface Occurrence {
+  summary: string;
+  location: string;
+  start_local: string;
+  end_local: string;
+  all_day: boolean;
+  start_date: string;
+  end_date_exclusive: string;
+  window_relation: string;
+  status: string;
+}
+
+interface SearchResult {
+  events: Occurrence[];
+  next_cursor: string;
+  query?: { calendar_id: string; timezone: string; match_mode: string };
+  stale: boolean;
+}
+
+function renderSearch(args: Record<string, unknown>, result: SearchResult): string {
+  const query = result.query!;
+  const lines = [
+    `Calendar ${query.calendar_id}, window [${String(args.start)}, ${String(args.end_exclusive)}) in ${query.timezone}, mode ${query.match_mode}: ` +
+      `${result.events.length} occurrence(s) on this page.`,
+  ];
+  for (const event of result.events) lines.push(`- ${renderOccurrence(event)}`);
+  if (result.stale) lines.push("The feed's last reload failed; these results may miss recent changes.");
+  lines.push(
+    result.next_cursor === ""
+      ? result.events.length === 0
+        ? "Nothing in this calendar matches this window in this mode. No more pages."
+        : "No more pages."
+      : `More pages: call search_calendar_events again with the same arguments and cursor "${result.next_cursor}".`,
+  );
+  return lines.join("\n");
+}
+
+function renderOccurrence(event: Occurrence): string {
+  const when = event.all_day ? allDayDates(event) : localSpan(event.start_local, event.end_local);
+  const title = event.summary === "" ? "(no title)" : event.summary;
+  const where = event.location === "" ? "" : ` @ ${event.location}`;
+  const status = event.status === "tentative" ? " (tentative)" : "";
+  return `${when} ${title}${where}${status} [${event.window_relation}]`;
+}
+
+/** "Fri 2026-10-02 08:30-09:30 +07:00", with the end's date when it is another day. */
+function localSpan(startLocal: string, endLocal: string): string {
+  const [startDate, startTime, offset] = splitLocal(startLocal);
+  const [endDate, endTime, endOffset] = splitLocal(endLocal);
+  const end = endDate === startDate ? endTime : `${weekday(endDate)} ${endDate} ${endTime}`;
+  const offsets = endOffset === offset ? offset : `${offset}/${endOffset}`;
+  return `${weekday(startDate)} ${startDate} ${startTime}-${end} ${offsets}`;
+}
+
+/** "all day Tue 2026-09-01 to Wed 2026-09-02" (the last day, not the exclusive end). */
+function allDayDates(event: Occurrence): string {
+  const last = addDays(event.end_date_exclusive, -1);
+  return last === event.start_date
+    ? `all day ${weekday(event.start_date)} ${event.start_date}`
+    : `all day ${weekday(event.start_date)} ${event.start_date} to ${weekday(last)} ${last}`;
+}
+
+/** "2026-10-02T08:30:00+07:00" → ["2026-10-02", "08:30", "+07:00"]; seconds shown only when not zero. */
+function splitLocal(rfc3339: string): [string, string, string] {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2}(?::\d{2})?)$/.exec(rfc3339);
+  if (match === null) return [rfc3339, "", ""];
+  const seconds = match[3] === undefined || match[3] === ":00" ? "" : match[3];
+  return [match[1], `${match[2]}${seconds}`, match[4] === "Z" ? "UTC" : match[4]];
+}
+
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+function weekday(date: string): string {
+  return WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()];
+}
+
+function addDays(date: string, days: number): string {
+  const value = new Date(`${date}T00:00:00Z`);
+  value.setUTCDate(value.getUTCDate() + days);
+  return value.toISOString().slice(0, 10);
+}
+
+interface CalendarList {
+  calendars: { id: string; display_name: string; timezone: string; primary: boolean; stale: boolean }[];
+}
+
+function renderCalendars(result: CalendarList): string {
+  if (result.calendars.length === 0) return "No calendars are readable by this caller.";
+  return result.calendars
+    .map((calendar) => {
+      const name = calendar.display_name === "" ? "" : ` "${calendar.display_name}"`;
+      const marks = [calendar.timezone, ...(calendar.primary ? ["primary"] : []), ...(calendar.stale ? ["stale"] : [])];
+      return `- ${calendar.id}${name} (${marks.join(", ")})`;
+    })
+    .join("\n");
+}
+
+interface UserContext {
+  principal_id: string;
+  timezone: string;
+  current_time: string;
+  primary_calendar_id: string;
+}
+
+/** When no zone is recorded, it says so explicitly, followed by the contract's own instruction for that case. */
+function renderUserContext(tool: ToolDefinition, result: UserContext): string {
+  const zone =
+    result.timezone === ""
+      ? `Recorded time zone: none recorded. ${(tool.outputSchema as { properties: { timezone: { description: string } } }).properties.timezone.description}`
+      : `Recorded time zone: ${result.timezone} (local time now ${localNow(result.current_time, result.timezone)}).`;
+  return [
+    `Current time: ${result.current_time}.`,
+    zone,
+    `Caller: ${result.principal_id}; primary calendar: ${result.primary_calendar_id === "" ? "none" : result.primary_calendar_id}.`,
+  ].join("\n");
+}
+
+/** The instant as a wall-clock time with weekday in `zone`, e.g. "Wed 2026-09-30 08:00 +07:00". */
+function localNow(instant: string, zone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      weekday: "short",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "longOffset",
+    })
+      .formatToParts(new Date(instant))
+      .map((part) => [part.type, part.value]),
+  );
+  const offset = parts.timeZoneName === "GMT" ? "+00:00" : parts.timeZoneName.replace("GMT", "");
+  return `${parts.weekday} ${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`;
+}

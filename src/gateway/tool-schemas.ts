@@ -1,0 +1,173 @@
+/**
+ * The calq tools, generated from the contract: names map to RPCs, and every
+ * description, property and enum comes from the proto descriptors and their
+ * comments. Nothing here restates what the proto says; change a proto
+ * comment and the tool description changes with it.
+ */
+import { ScalarType, type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry } from "@bufbuild/protobuf";
+import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
+import { GATEWAY_ERRORS, readErrorGuide, servicePromises, type ErrorGuideEntry } from "./error-guide.js";
+import { enumToolName, sendableValues } from "./tool-json.js";
+
+/** A JSON Schema object, as plain data. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** One tool: what a model sees, and the RPC it calls. */
+export interface ToolDefinition {
+  /** snake_case, as tool names are written. */
+  readonly name: string;
+  /** Human-readable name (MCP `title`). */
+  readonly title: string;
+  readonly description: string;
+  /** Strict: every property required (optional ones nullable), no additional properties. */
+  readonly inputSchema: JsonSchema;
+  /** The shape of the result's structured content. */
+  readonly outputSchema: JsonSchema;
+  readonly method: DescMethod;
+}
+
+/** The tools and what each calls; `get_user_context` is named for what a model wants from it. */
+const TOOL_METHODS = [
+  { name: "search_calendar_events", title: "Search calendar events", method: "SearchEvents" },
+  { name: "list_calendars", title: "List calendars", method: "ListCalendars" },
+  { name: "get_user_context", title: "Get user context", method: "GetCallerContext" },
+] as const;
+
+/** The name of one of the calq tools. */
+export type ToolName = (typeof TOOL_METHODS)[number]["name"];
+
+/** The service whose methods become tools. */
+export const SERVICE_NAME = "calq.v1.CalendarService";
+
+/** The contract as tools: descriptions, schemas and the error guide. */
+export interface ToolCatalog {
+  readonly tools: readonly ToolDefinition[];
+  readonly errors: readonly ErrorGuideEntry[];
+  readonly service: DescService;
+}
+
+/** The tools of the contract in `registry` (by default gen/calq.binpb). */
+export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()): ToolCatalog {
+  const service = registry.getService(SERVICE_NAME);
+  if (service === undefined) throw new Error(`${SERVICE_NAME} is not in the descriptor set`);
+  const errors = readErrorGuide(service);
+  const words = vocabulary(service, errors);
+  const tools = TOOL_METHODS.map(({ name, title, method: methodName }) => {
+    const method = service.methods.find((candidate) => candidate.name === methodName);
+    if (method === undefined) throw new Error(`${SERVICE_NAME} has no method ${methodName}`);
+    return {
+      name,
+      title,
+      description: words(toolDescription(service, method, errors)),
+      inputSchema: inputSchema(method.input, words),
+      outputSchema: outputSchema(method.output, words),
+      method,
+    };
+  });
+  return { tools, errors, service };
+}
+
+/**
+ * The method's comment, the service's promises (read-only, who the caller
+ * is), the request's comment and what each field of the result means; then
+ * what each refusal asks of the model. A tool without arguments cannot be
+ * refused for them, so its list leaves out the INVALID_ARGUMENT reasons.
+ */
+function toolDescription(service: DescService, method: DescMethod, errors: readonly ErrorGuideEntry[]): string {
+  const results = method.output.fields.map((field) => `- \`${field.name}\`: ${proseOf(field)}`);
+  const refusals = method.input.fields.length > 0 ? errors : errors.filter((entry) => entry.status !== "INVALID_ARGUMENT");
+  return [
+    proseOf(method),
+    ...servicePromises(service),
+    proseOf(method.input),
+    ["The result:", ...results].join("\n"),
+    [
+      "A refusal comes back as a tool result with isError true and a lower-case code; what each code asks of you:",
+      ...refusals.map((entry) => `- ${entry.code}: ${entry.instruction}`),
+      ...Object.entries(GATEWAY_ERRORS).map(([code, instruction]) => `- ${code}: ${instruction}`),
+    ].join("\n"),
+  ].join("\n\n");
+}
+
+/**
+ * Rewrites the contract's names into the tools' names: reasons into their
+ * lower-case codes, sendable enum values into their tool names, RPC names
+ * into tool names.
+ */
+function vocabulary(service: DescService, errors: readonly ErrorGuideEntry[]): (text: string) => string {
+  const replacements = new Map<string, string>();
+  for (const entry of errors) replacements.set(entry.reason, entry.code);
+  for (const tool of TOOL_METHODS) replacements.set(tool.method, tool.name);
+  for (const enumDesc of service.file.enums) {
+    for (const value of sendableValues(enumDesc)) replacements.set(value.name, enumToolName(value));
+  }
+  const names = [...replacements.keys()].sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(`\\b(${names.join("|")})\\b`, "g");
+  return (text) => text.replace(pattern, (name) => replacements.get(name)!);
+}
+
+/** A strict input schema: every field a property, all required, optional ones nullable. */
+function inputSchema(message: DescMessage, words: (text: string) => string): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of message.fields) {
+    if (field.fieldKind !== "scalar" && field.fieldKind !== "enum") {
+      throw new Error(`${message.typeName}.${field.name}: only scalar and enum fields can be tool arguments`);
+    }
+    const nullable = !isRequiredField(field);
+    const schema = valueSchema(field, sendableValues, nullable);
+    let description = proseOf(field);
+    if (field.enum !== undefined) {
+      description += `\n${sendableValues(field.enum).map((value) => `- ${enumToolName(value)}: ${proseOf(value)}`).join("\n")}`;
+    }
+    if (nullable) description += `\nnull leaves it unset, which means ${field.fieldKind === "enum" || field.scalar !== ScalarType.STRING ? "0" : "empty"}.`;
+    properties[field.name] = { ...schema, description: words(description) };
+  }
+  return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+/** The JSON a response message becomes (tool-json.ts): scalars always present, messages when set. */
+function outputSchema(message: DescMessage, words: (text: string) => string): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const field of message.fields) {
+    const single = field.message !== undefined && field.message.typeName !== TIMESTAMP ? outputSchema(field.message, words) : valueSchema(field, (desc) => desc.values, false);
+    const schema = field.fieldKind === "list" ? { type: "array", items: single } : single;
+    properties[field.name] = { ...schema, description: words(proseOf(field)) };
+    if (field.fieldKind !== "message") required.push(field.name);
+  }
+  const description = words(proseOf(message));
+  return { type: "object", ...(description === "" ? {} : { description }), properties, required, additionalProperties: false };
+}
+
+const TIMESTAMP = "google.protobuf.Timestamp";
+
+/** The schema of one value of a scalar, enum or Timestamp field. */
+function valueSchema(field: DescField, values: (desc: NonNullable<DescField["enum"]>) => { localName: string }[], nullable: boolean): JsonSchema {
+  const orNull = (type: string) => (nullable ? [type, "null"] : type);
+  if (field.enum !== undefined) {
+    const names: (string | null)[] = values(field.enum).map((value) => value.localName.toLowerCase());
+    return { type: orNull("string"), enum: nullable ? [...names, null] : names };
+  }
+  if (field.message?.typeName === TIMESTAMP) return { type: orNull("string"), format: "date-time" };
+  if (field.scalar === undefined) throw new Error(`${field.parent.typeName}.${field.name}: no tool JSON for this field`);
+  return { type: orNull(JSON_TYPES[field.scalar]) };
+}
+
+/** Proto3 JSON types of scalars (64-bit integers and bytes are strings in proto JSON). */
+const JSON_TYPES: Record<ScalarType, string> = {
+  [ScalarType.DOUBLE]: "number",
+  [ScalarType.FLOAT]: "number",
+  [ScalarType.INT64]: "string",
+  [ScalarType.UINT64]: "string",
+  [ScalarType.INT32]: "integer",
+  [ScalarType.FIXED64]: "string",
+  [ScalarType.FIXED32]: "integer",
+  [ScalarType.BOOL]: "boolean",
+  [ScalarType.STRING]: "string",
+  [ScalarType.BYTES]: "string",
+  [ScalarType.UINT32]: "integer",
+  [ScalarType.SFIXED32]: "integer",
+  [ScalarType.SFIXED64]: "string",
+  [ScalarType.SINT32]: "integer",
+  [ScalarType.SINT64]: "string",
+};

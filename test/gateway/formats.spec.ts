@@ -1,0 +1,113 @@
+import { execFileSync } from "node:child_process";
+import { Ajv } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { anthropicTool, mcpTool, openAiTool, toolsInFormat } from "../../src/gateway/formats.js";
+import { buildToolCatalog, type JsonSchema } from "../../src/gateway/tool-schemas.js";
+
+const { tools } = buildToolCatalog();
+
+/** Keywords OpenAI's strict mode (Structured Outputs) supports; anything else is refused by the API. */
+const OPENAI_KEYWORDS = new Set([
+  "type", "description", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
+  "$ref", "$defs", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+]);
+const OPENAI_FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);
+
+/** Every way `schema` breaks OpenAI's strict-mode rules, as paths; empty when it keeps them. */
+function strictModeViolations(schema: JsonSchema, path = "$"): string[] {
+  const found: string[] = [];
+  for (const keyword of Object.keys(schema)) {
+    if (!OPENAI_KEYWORDS.has(keyword)) found.push(`${path}: unsupported keyword ${keyword}`);
+  }
+  if (typeof schema.format === "string" && !OPENAI_FORMATS.has(schema.format)) found.push(`${path}: unsupported format ${schema.format}`);
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes("object")) {
+    if (schema.additionalProperties !== false) found.push(`${path}: additionalProperties must be false`);
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    const required = (schema.required ?? []) as string[];
+    if ([...Object.keys(properties)].sort().join() !== [...required].sort().join()) found.push(`${path}: every property must be required`);
+    for (const [name, property] of Object.entries(properties)) found.push(...strictModeViolations(property, `${path}.${name}`));
+  }
+  if (schema.items !== undefined) found.push(...strictModeViolations(schema.items as JsonSchema, `${path}[]`));
+  if (schema.type === undefined && schema.anyOf === undefined && schema.$ref === undefined) found.push(`${path}: no type`);
+  return found;
+}
+
+/** Every schema must be a valid JSON Schema under both dialects tool hosts use. */
+function expectValidJsonSchema(schema: JsonSchema): void {
+  const draft7 = new Ajv({ strict: true, validateFormats: false });
+  const draft2020 = new Ajv2020({ strict: true, validateFormats: false });
+  expect(draft7.validateSchema(schema), JSON.stringify(draft7.errors)).toBe(true);
+  expect(draft2020.validateSchema(schema), JSON.stringify(draft2020.errors)).toBe(true);
+  expect(() => draft2020.compile(schema)).not.toThrow();
+}
+
+describe("OpenAI function tools (strict mode)", () => {
+  const openai = tools.map(openAiTool);
+
+  it("are strict function tools whose parameters keep every strict-mode rule", () => {
+    for (const tool of openai) {
+      expect(Object.keys(tool)).toEqual(["type", "function"]);
+      expect(tool.type).toBe("function");
+      expect(tool.function.strict).toBe(true);
+      expect(tool.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      expect(strictModeViolations(tool.function.parameters)).toEqual([]);
+      expectValidJsonSchema(tool.function.parameters);
+    }
+  });
+
+  it("the strict-mode check catches what OpenAI refuses", () => {
+    expect(strictModeViolations({ type: "object", properties: { a: { type: "string", minLength: 1 } }, required: [] })).toEqual([
+      "$: additionalProperties must be false",
+      "$: every property must be required",
+      "$.a: unsupported keyword minLength",
+    ]);
+  });
+});
+
+describe("Anthropic tools", () => {
+  it("carry name, description and an object input_schema, nothing else", () => {
+    for (const tool of tools.map(anthropicTool)) {
+      expect(Object.keys(tool)).toEqual(["name", "description", "input_schema"]);
+      expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      expect(tool.input_schema.type).toBe("object");
+      expect(tool.description.length).toBeGreaterThan(0);
+      expectValidJsonSchema(tool.input_schema);
+    }
+  });
+});
+
+describe("MCP 2025-06-18 tools", () => {
+  it("parse as the SDK's Tool and carry title, output schema and read-only annotations", () => {
+    for (const tool of tools.map(mcpTool)) {
+      expect(ToolSchema.safeParse(tool).success).toBe(true);
+      expect(tool.title).toMatch(/^[A-Z]/);
+      expect(tool.annotations.readOnlyHint).toBe(true);
+      expect(tool.annotations.destructiveHint).toBe(false);
+      expectValidJsonSchema(tool.inputSchema);
+      expectValidJsonSchema(tool.outputSchema);
+      expect(tool.outputSchema.type).toBe("object");
+    }
+  });
+});
+
+describe("calq tools --format", () => {
+  for (const format of ["openai", "anthropic", "mcp"] as const) {
+    it(`prints the ${format} tools`, () => {
+      const printed = execFileSync(process.execPath, ["bin/calq.mjs", "tools", "--format", format], { encoding: "utf8" });
+      expect(JSON.parse(printed)).toEqual(JSON.parse(JSON.stringify(toolsInFormat(tools, format))));
+    });
+  }
+
+  it("refuses an unknown format with status 2", () => {
+    let status = 0;
+    try {
+      execFileSync(process.execPath, ["bin/calq.mjs", "tools", "--format", "yaml"], { stdio: "pipe" });
+    } catch (error) {
+      status = (error as { status: number }).status;
+    }
+    expect(status).toBe(2);
+  });
+});

@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, startSeedService, type SeedService } from "./support/seed-service.js";
+import { callTool, errorCode, eventsOf } from "./support/tool-results.js";
+
+let seed: SeedService;
+let gateway: ChildProcess;
+let url: string;
+const clients: Client[] = [];
+
+/** A real MCP client over Streamable HTTP presenting `token` as its bearer token. */
+async function connect(token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: "calq-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, transport };
+}
+
+beforeAll(async () => {
+  seed = await startSeedService();
+  gateway = spawn(process.execPath, ["bin/calq.mjs", "mcp", "--http", "0", "--service", seed.served.baseUrl], { stdio: ["ignore", "pipe", "inherit"] });
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: gateway.stdout! }).once("line", resolve);
+    gateway.once("exit", (code) => reject(new Error(`calq mcp --http exited with ${code}`)));
+  });
+  url = /listening on (http:\/\/\S+),/.exec(firstLine)![1];
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  gateway.kill("SIGTERM");
+  await seed.served.close();
+});
+
+describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
+  it("negotiates MCP 2025-06-18 and answers the Friday-morning query as the bearer's principal", async () => {
+    const { client, transport } = await connect(AN_TOKEN);
+    expect(transport.protocolVersion).toBe("2025-06-18");
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["search_calendar_events", "list_calendars", "get_user_context"]);
+    const events = eventsOf(await callTool(client, "search_calendar_events", FRIDAY_MORNING));
+    expect(events[0]).toMatchObject({ summary: "Design review", window_relation: "crosses_start" });
+  });
+
+  it("shows a second principal only its own calendars, whatever it asks for", async () => {
+    const { client: binh } = await connect(BINH_TOKEN);
+    const { client: an } = await connect(AN_TOKEN);
+    const binhCalendars = await callTool(binh, "list_calendars", {});
+    expect((binhCalendars.structured as { calendars: { id: string }[] }).calendars.map((calendar) => calendar.id)).toEqual(["binh-private"]);
+    expect(eventsOf(await callTool(binh, "search_calendar_events", FRIDAY_MORNING)).map((event) => event.summary)).toEqual(["Doctor appointment"]);
+    expect(errorCode(await callTool(binh, "search_calendar_events", { ...FRIDAY_MORNING, calendar_id: "work" }))).toBe("calendar_not_accessible");
+    expect(errorCode(await callTool(binh, "search_calendar_events", { ...FRIDAY_MORNING, user_id: "an" }))).toBe("invalid_arguments");
+    // Interleaved with Binh's calls on the same gateway, An still sees An's calendars.
+    const anCalendars = await callTool(an, "list_calendars", {});
+    expect((anCalendars.structured as { calendars: { id: string }[] }).calendars.map((calendar) => calendar.id)).toEqual(["never-loaded", "new-york", "work"]);
+  });
+
+  it("forwards a wrong token to calq, which refuses it: unauthenticated", async () => {
+    const { client } = await connect("not-a-token");
+    expect(errorCode(await callTool(client, "get_user_context", {}))).toBe("unauthenticated");
+  });
+
+  it("answers 401 with a Bearer challenge when no token is sent", async () => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain("Bearer");
+  });
+});

@@ -1,0 +1,122 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadContractRegistry, proseOf, registryFromBytes } from "../../src/gateway/descriptors.js";
+import { buildToolCatalog, SERVICE_NAME } from "../../src/gateway/tool-schemas.js";
+
+const catalog = buildToolCatalog();
+const tool = (name: string) => catalog.tools.find((candidate) => candidate.name === name)!;
+const search = tool("search_calendar_events");
+
+const scratch = mkdtempSync(join(tmpdir(), "calq-proto-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The catalog of proto/ with one edit applied, built by buf the way `npm run generate` builds gen/calq.binpb. */
+function catalogOfEditedProto(edit: (text: string) => string) {
+  const dir = mkdtempSync(join(scratch, "edit-"));
+  cpSync("proto", join(dir, "proto"), { recursive: true });
+  cpSync("buf.yaml", join(dir, "buf.yaml"));
+  const file = join(dir, "proto/calq/v1/calendar_service.proto");
+  writeFileSync(file, edit(readFileSync(file, "utf8")));
+  execFileSync(join(process.cwd(), "node_modules/.bin/buf"), ["build", "--as-file-descriptor-set", "-o", "out.binpb"], { cwd: dir });
+  return buildToolCatalog(registryFromBytes(readFileSync(join(dir, "out.binpb"))));
+}
+
+describe("tools generated from the proto descriptors", () => {
+  it("offers search_calendar_events, list_calendars and get_user_context", () => {
+    expect(catalog.tools.map((candidate) => [candidate.name, candidate.method.name])).toEqual([
+      ["search_calendar_events", "SearchEvents"],
+      ["list_calendars", "ListCalendars"],
+      ["get_user_context", "GetCallerContext"],
+    ]);
+  });
+
+  it("keeps the contract's field names, all required, the optional ones nullable, nothing else allowed", () => {
+    const schema = search.inputSchema as { properties: Record<string, { type: unknown; enum?: unknown }>; required: string[]; additionalProperties: boolean };
+    expect(Object.keys(schema.properties)).toEqual(["calendar_id", "start", "end_exclusive", "timezone", "match_mode", "limit", "cursor"]);
+    expect(schema.required).toEqual(Object.keys(schema.properties));
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties.calendar_id.type).toBe("string");
+    expect(schema.properties.start.type).toBe("string");
+    expect(schema.properties.limit.type).toEqual(["integer", "null"]);
+    expect(schema.properties.cursor.type).toEqual(["string", "null"]);
+  });
+
+  it("makes match_mode a closed enum of lower-case names, without the refused unspecified value", () => {
+    const matchMode = (search.inputSchema as { properties: Record<string, { type: unknown; enum: unknown; description: string }> }).properties.match_mode;
+    expect(matchMode.type).toBe("string");
+    expect(matchMode.enum).toEqual(["overlap", "start_within"]);
+    expect(matchMode.description).toContain("- overlap: Returns every occurrence that shares at least one instant with the window");
+    expect(matchMode.description).toContain("- start_within: Returns every occurrence whose start lies in the window");
+  });
+
+  it("takes each property description from the field's proto comment, in the tools' vocabulary", () => {
+    const request = loadContractRegistry().getMessage("calq.v1.SearchEventsRequest")!;
+    const properties = (search.inputSchema as { properties: Record<string, { description: string }> }).properties;
+    const timezone = proseOf(request.fields.find((field) => field.name === "timezone")!);
+    expect(properties.timezone.description).toBe(
+      timezone.replace("UNKNOWN_TIMEZONE", "unknown_timezone").replace("GetCallerContext", "get_user_context"),
+    );
+    expect(properties.calendar_id.description).toContain('an id from list_calendars, or "primary"');
+  });
+
+  it("says in the search description what SPEC §10 asks: read-only, half-open, empty results, paging, every error code", () => {
+    const text = search.description;
+    expect(text).toContain("Read-only.");
+    expect(text).toContain("half-open");
+    expect(text).toContain("does not mean the calendar is empty");
+    expect(text).toContain("pass it back unchanged");
+    for (const code of ["invalid_interval", "invalid_timestamp", "unknown_timezone", "timezone_offset_mismatch", "ambiguous_timezone", "nonexistent_local_time", "invalid_match_mode", "invalid_limit", "invalid_cursor", "cursor_expired", "calendar_not_accessible", "unauthenticated", "provider_unavailable"]) {
+      expect(text).toContain(`- ${code}: `);
+    }
+    expect(text).not.toMatch(/\bINVALID_INTERVAL\b/);
+  });
+
+  it("tells the model in get_user_context what to do when no zone is recorded", () => {
+    const text = tool("get_user_context").description;
+    expect(text).toContain("When no zone is recorded, ask the user for their time zone or city before searching");
+    expect(text).toContain("- `timezone`: The caller's recorded IANA time-zone preference; empty when none is recorded.");
+    expect(text).not.toContain("invalid_interval");
+  });
+
+  it("reads the error guide from the service comment, one instruction per reason", () => {
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(13);
+    expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
+      reason: "AMBIGUOUS_TIMEZONE",
+      status: "INVALID_ARGUMENT",
+      code: "ambiguous_timezone",
+      instruction: 'the local time happens twice; pick one of the two instants in the metadata ("earlier", "later") or ask the user.',
+    });
+    expect(catalog.errors.at(-1)!.instruction).toBe("the calendar's feed has never loaded; retry later.");
+  });
+
+  it("describes the structured result from the response messages", () => {
+    const output = search.outputSchema as { properties: Record<string, { type: string; items?: { properties: Record<string, { enum?: unknown; format?: string }> } }> };
+    const occurrence = output.properties.events.items!.properties;
+    expect(occurrence.window_relation.enum).toEqual(["unspecified", "inside", "crosses_start", "crosses_end", "spans", "instant"]);
+    expect(occurrence.start_time.format).toBe("date-time");
+    expect(output.properties.next_cursor.type).toBe("string");
+  });
+
+  it("changes a tool description when a proto comment changes", () => {
+    const edited = catalogOfEditedProto((text) =>
+      text
+        .replace("// Lists the calendars the caller may read. Read-only.\n", "// Lists every calendar this caller can search. Read-only.\n")
+        .replace("Use the\n  // caller's recorded zone", "Prefer the\n  // caller's recorded zone"),
+    );
+    const list = edited.tools.find((candidate) => candidate.name === "list_calendars")!;
+    expect(list.description).toContain("Lists every calendar this caller can search. Read-only.");
+    expect(list.description).not.toContain("Lists the calendars the caller may read. Read-only.");
+    const timezone = (edited.tools[0].inputSchema as { properties: Record<string, { description: string }> }).properties.timezone;
+    expect(timezone.description).toContain("Prefer the caller's recorded zone (get_user_context)");
+    expect(edited.tools[0].description).toBe(search.description);
+  });
+
+  it("is built from a descriptor set that matches proto/ (gen/calq.binpb is current)", () => {
+    const fresh = catalogOfEditedProto((text) => text);
+    expect(JSON.stringify(fresh.tools.map(({ method, ...rest }) => rest))).toBe(JSON.stringify(catalog.tools.map(({ method, ...rest }) => rest)));
+    expect(fresh.service.typeName).toBe(SERVICE_NAME);
+  });
+});
