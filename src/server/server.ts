@@ -1,6 +1,7 @@
 /**
- * The calq server: loads the configured calendars, then serves
- * CalendarService over gRPC, gRPC-Web and Connect on one cleartext port.
+ * The calq server: serves CalendarService, health and reflection over gRPC,
+ * gRPC-Web and Connect on one cleartext port. The port opens first, so health
+ * checks can see the server NOT_SERVING while the calendars load.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Interceptor } from "@connectrpc/connect";
@@ -15,7 +16,9 @@ import { Authenticator } from "./authenticator.js";
 import { calendarService } from "./calendar-service.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
 import { toWireError } from "./errors.js";
+import { HealthState, registerHealth } from "./health.js";
 import { stderrLogger, type Logger } from "./log.js";
+import { registerReflection } from "./reflection.js";
 
 export interface ServerOptions {
   readonly config: CalqConfig;
@@ -27,15 +30,20 @@ export interface ServerOptions {
   /** Cursor signing keys, first signs; default: from the environment named in config, else one random key. */
   readonly cursorKeys?: readonly CursorKey[];
   readonly limits?: (now: number) => ExpansionLimits;
+  /** Called once the port is open, before the first load of the calendars. */
+  readonly onListening?: (address: { readonly host: string; readonly port: number }) => void;
 }
 
 export interface RunningServer {
   readonly host: string;
   readonly port: number;
   readonly store: CalendarStore;
+  readonly health: HealthState;
+  /** Drains: health goes NOT_SERVING, new connections are refused, calls in flight get `graceMs` to finish. */
   close(graceMs?: number): Promise<void>;
 }
 
+/** Opens the port, loads every calendar once, and resolves when both are done. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config } = options;
   const log = options.log ?? stderrLogger;
@@ -48,7 +56,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     onLoadFailure: (calendarId, failure, detail) => log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail }),
     onLoaded: (snapshot) => logSnapshot(log, snapshot),
   });
-  await store.loadAll();
 
   const cursors = new CursorCodec(options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv), lifetimeMs, now);
   const service = calendarService({
@@ -66,14 +73,31 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw toWireError(error, log, request.method.name);
     }
   };
+  const health = new HealthState();
   const handler = connectNodeAdapter({
-    routes: (router) => router.service(CalendarService, service),
+    routes: (router) => {
+      router.service(CalendarService, service);
+      registerHealth(router, health);
+      registerReflection(router);
+    },
     interceptors: [errorBoundary],
     // A search request is a few hundred bytes; nothing legitimate comes near this.
     readMaxBytes: 64 * 1024,
   });
   const listener = await listenDualProtocol(handler, options.host ?? "127.0.0.1", options.port ?? 50051);
-  return { host: listener.host, port: listener.port, store, close: (graceMs) => listener.close(graceMs) };
+  options.onListening?.({ host: listener.host, port: listener.port });
+  await store.loadAll();
+  health.enter("serving");
+  return {
+    host: listener.host,
+    port: listener.port,
+    store,
+    health,
+    close(graceMs) {
+      health.enter("draining");
+      return listener.close(graceMs);
+    },
+  };
 }
 
 /** Diagnostics logged per load; the rest are counted. */
