@@ -6,6 +6,7 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
 import { sha256Hex, type CalqConfig, type PrincipalConfig } from "../config/calq-config.js";
+import { callInfo } from "./call-info.js";
 
 export type Principal = PrincipalConfig;
 
@@ -23,7 +24,10 @@ export class Authenticator {
    * otherwise. Async so that credential checks needing I/O fit the same shape.
    */
   async authenticate(context: HandlerContext): Promise<Principal> {
-    return this.fromAuthorization(context.requestHeader.get("authorization"));
+    const principal = this.fromAuthorization(context.requestHeader.get("authorization"));
+    const info = callInfo(context);
+    if (info !== undefined) info.principalId = principal.id;
+    return principal;
   }
 
   /** The principal of an `authorization: Bearer <token>` header; UNAUTHENTICATED otherwise. */

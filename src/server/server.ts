@@ -4,7 +4,6 @@
  * checks can see the server NOT_SERVING while the calendars load.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { CalqConfig } from "../config/calq-config.js";
@@ -15,10 +14,14 @@ import type { Snapshot } from "../store/snapshot.js";
 import { Authenticator } from "./authenticator.js";
 import { calendarService } from "./calendar-service.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
-import { toWireError } from "./errors.js";
+import { observeCalls } from "./call-observer.js";
 import { HealthState, registerHealth } from "./health.js";
 import { stderrLogger, type Logger } from "./log.js";
 import { registerReflection } from "./reflection.js";
+import { rpcLog } from "./rpc-log.js";
+
+/** Services whose every call is audit-logged: administration (issue 3's CalendarAdminService). */
+const AUDITED_SERVICES: ReadonlySet<string> = new Set(["calq.v1.CalendarAdminService"]);
 
 export interface ServerOptions {
   readonly config: CalqConfig;
@@ -66,13 +69,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log,
     now,
   });
-  const errorBoundary: Interceptor = (next) => async (request) => {
-    try {
-      return await next(request);
-    } catch (error) {
-      throw toWireError(error, log, request.method.name);
-    }
-  };
   const health = new HealthState();
   const handler = connectNodeAdapter({
     routes: (router) => {
@@ -80,7 +76,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       registerHealth(router, health);
       registerReflection(router);
     },
-    interceptors: [errorBoundary],
+    interceptors: [observeCalls(log, [rpcLog(log, AUDITED_SERVICES)])],
     // A search request is a few hundred bytes; nothing legitimate comes near this.
     readMaxBytes: 64 * 1024,
   });
