@@ -11,9 +11,12 @@ import { basename, isAbsolute, join, resolve } from "node:path";
 import YAML from "yaml";
 import { isRequestZone } from "../time/request-window.js";
 
+/** The capability to read the calendars that list one as reader (implied for calq.yaml principals; a JWT scope). */
+export const READ = "calendar.read";
 /** The capability to read calendars one is not a reader of (audit-logged). */
 export const READ_ANY = "calendar.read.any";
-const KNOWN_CAPABILITIES = new Set([READ_ANY, "calendar.read", "calendar.admin"]);
+/** Every capability calq knows; JWT scopes outside it are ignored. */
+export const KNOWN_CAPABILITIES: ReadonlySet<string> = new Set([READ, READ_ANY, "calendar.admin"]);
 
 export interface CalendarConfig {
   readonly id: string;

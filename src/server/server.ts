@@ -7,6 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { CalqConfig } from "../config/calq-config.js";
+import type { JwtSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
@@ -16,7 +17,9 @@ import { calendarService } from "./calendar-service.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
 import { observeCalls } from "./call-observer.js";
 import { HealthState, registerHealth } from "./health.js";
+import { JwtVerifier } from "./jwt.js";
 import { stderrLogger, type Logger } from "./log.js";
+import { peerContextValues } from "./peer-certificate.js";
 import { registerReflection } from "./reflection.js";
 import { rpcLog } from "./rpc-log.js";
 
@@ -33,6 +36,10 @@ export interface ServerOptions {
   /** Cursor signing keys, first signs; default: from the environment named in config, else one random key. */
   readonly cursorKeys?: readonly CursorKey[];
   readonly limits?: (now: number) => ExpansionLimits;
+  /** Bearer JWT verification (auth.jwt); static tokens only when absent. */
+  readonly jwt?: JwtSettings;
+  /** Where secrets named by the config are read from; default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called once the port is open, before the first load of the calendars. */
   readonly onListening?: (address: { readonly host: string; readonly port: number }) => void;
 }
@@ -61,9 +68,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
 
   const cursors = new CursorCodec(options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv), lifetimeMs, now);
+  const authenticator = new Authenticator(config, {
+    jwt: options.jwt === undefined ? undefined : new JwtVerifier(options.jwt, { env: options.env ?? process.env, log, now }),
+    log,
+  });
   const service = calendarService({
     store,
-    authenticator: new Authenticator(config),
+    authenticator,
     cursors,
     maxWindowMs: config.search.maxWindowDays * 86_400_000,
     log,
@@ -77,6 +88,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       registerReflection(router);
     },
     interceptors: [observeCalls(log, [rpcLog(log, AUDITED_SERVICES)])],
+    contextValues: peerContextValues,
     // A search request is a few hundred bytes; nothing legitimate comes near this.
     readMaxBytes: 64 * 1024,
   });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig, sha256Hex } from "../../src/config/calq-config.js";
 import type { Logger } from "../../src/server/log.js";
-import { startServer, type RunningServer } from "../../src/server/server.js";
+import { startServer, type RunningServer, type ServerOptions } from "../../src/server/server.js";
 
 export interface TestServer {
   readonly server: RunningServer;
@@ -26,6 +26,8 @@ export interface TestServerOptions {
   readonly config: { calendars: unknown[]; principals: { tokens?: string[]; [key: string]: unknown }[]; search?: unknown };
   readonly now?: () => number;
   readonly log?: Logger;
+  /** Further server options (JWT, TLS, limits, ...). */
+  readonly serve?: Partial<Omit<ServerOptions, "config">>;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
@@ -40,7 +42,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     })),
   };
   const config = parseConfig(document, dir);
-  const server = await startServer({ config, port: 0, now: options.now, log: options.log ?? (() => {}) });
+  const server = await startServer({ ...options.serve, config, port: 0, now: options.now, log: options.log ?? (() => {}) });
   const address = `127.0.0.1:${server.port}`;
   return {
     server,
