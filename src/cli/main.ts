@@ -1,55 +1,15 @@
 /**
  * The `calq` command.
  *
- *   calq serve --data DIR [--port N] [--host H] [--dev-token T]
+ *   calq serve --data DIR [options]     (serve-command.ts)
  *
  * Exits 2 with a one-line message on bad usage or a bad config.
  */
-import { parseArgs } from "node:util";
-import { ConfigError, loadDataDirectory } from "../config/calq-config.js";
-import { startServer } from "../server/server.js";
+import { ConfigError } from "../config/calq-config.js";
 import { stderrLogger } from "../server/log.js";
+import { serve, SERVE_USAGE, UsageError } from "./serve-command.js";
 
-const USAGE = `usage: calq serve --data DIR [--port N] [--host H] [--dev-token T]
-
-  --data DIR       folder with calq.yaml, or with *.ics files (then --dev-token is needed)
-  --port N         port to listen on (default 50051; 0 picks a free one)
-  --host H         address to bind (default 127.0.0.1)
-  --dev-token T    bearer token of principal "dev" when DIR has no calq.yaml
-                   (or set CALQ_DEV_TOKEN)`;
-
-class UsageError extends Error {}
-
-async function serve(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      data: { type: "string" },
-      port: { type: "string", default: "50051" },
-      host: { type: "string", default: "127.0.0.1" },
-      "dev-token": { type: "string" },
-    },
-    strict: true,
-  });
-  if (values.data === undefined) throw new UsageError("--data DIR is required");
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${values.port} is not a port number`);
-  const config = loadDataDirectory(values.data, values["dev-token"] ?? process.env.CALQ_DEV_TOKEN);
-  const server = await startServer({ config, host: values.host, port });
-  const shown = server.host.includes(":") ? `[${server.host}]` : server.host;
-  process.stdout.write(
-    `calq listening on ${shown}:${server.port} (gRPC and gRPC-Web over HTTP/2 cleartext; Connect and gRPC-Web over HTTP/1.1)\n` +
-      `serving ${config.calendars.length} calendar(s) from ${values.data}\n`,
-  );
-  process.on("SIGHUP", () => {
-    for (const calendar of config.calendars) void server.store.reload(calendar.id);
-  });
-  const stop = () => {
-    void server.close(2_000).then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-}
+const USAGE = SERVE_USAGE;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;

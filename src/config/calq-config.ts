@@ -99,13 +99,16 @@ export function directoryConfig(directory: string, devToken: string | undefined)
 
 /** Loads and checks a calq.yaml. Sources are resolved relative to its folder. */
 export function loadConfigFile(path: string): CalqConfig {
-  let document: unknown;
+  return parseConfig(readConfigDocument(path), resolve(path, ".."), path);
+}
+
+/** A calq.yaml as a plain document, for the sections other modules parse (server-config.ts). */
+export function readConfigDocument(path: string): unknown {
   try {
-    document = YAML.parse(readFileSync(path, "utf8"));
+    return YAML.parse(readFileSync(path, "utf8"));
   } catch (error) {
     throw new ConfigError(`${path}: not readable YAML (${error instanceof Error ? error.message.split("\n")[0] : error})`);
   }
-  return parseConfig(document, resolve(path, ".."), path);
 }
 
 /** Checks a parsed config document. */

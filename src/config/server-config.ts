@@ -210,3 +210,51 @@ function parseJwt(auth: unknown, baseDirectory: string): JwtSettings | undefined
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** Keys whose values are credentials (or digests of them): shown as [redacted]. Keys ending in _env name a variable and are shown. */
+const SECRET_KEY = /(^|_)(tokens?|secrets?|passwords?)$/i;
+
+/**
+ * What `calq serve --print-config` prints: `document` (calq.yaml, or what
+ * stands for it) with the serve sections replaced by the merged settings,
+ * and every credential redacted.
+ */
+export function printableConfig(document: Record<string, unknown>, settings: ServeSettings): Record<string, unknown> {
+  const { server: _server, tls: _tls, admin: _admin, auth: _auth, ...rest } = document;
+  const { tls, admin, jwt } = settings;
+  return {
+    ...(redact(rest) as Record<string, unknown>),
+    server: {
+      host: settings.host,
+      port: settings.port,
+      allow_plaintext_non_loopback: settings.allowPlaintextNonLoopback,
+      shutdown_grace_seconds: settings.shutdownGraceSeconds,
+      max_concurrent_calls: settings.maxConcurrentCalls,
+      max_request_bytes: settings.maxRequestBytes,
+      log_level: settings.logLevel,
+    },
+    tls: tls && {
+      cert_file: tls.certFile,
+      key_file: tls.keyFile,
+      client_ca_file: tls.clientCaFile,
+      principal_from_certificate: tls.principalFromCertificate,
+    },
+    admin: admin && { host: admin.host, port: admin.port },
+    auth: jwt && {
+      jwt: {
+        issuer: jwt.issuer,
+        audience: jwt.audience,
+        jwks_file: jwt.jwksFile,
+        hs256_secret_env: jwt.hs256SecretEnv,
+        clock_skew_seconds: jwt.clockSkewSeconds,
+      },
+    },
+  };
+}
+
+function redact(value: unknown, key = ""): unknown {
+  if (SECRET_KEY.test(key)) return Array.isArray(value) ? value.map(() => "[redacted]") : "[redacted]";
+  if (Array.isArray(value)) return value.map((item) => redact(item));
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redact(item, name)]));
+  return value;
+}

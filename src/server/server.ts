@@ -6,16 +6,17 @@
 import { createHash, randomBytes } from "node:crypto";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
-import type { CalqConfig } from "../config/calq-config.js";
-import type { JwtSettings } from "../config/server-config.js";
+import { ConfigError, type CalqConfig } from "../config/calq-config.js";
+import type { ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { Authenticator } from "./authenticator.js";
+import { observeCalls } from "./call-observer.js";
 import { calendarService } from "./calendar-service.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
-import { observeCalls } from "./call-observer.js";
+import { concurrencyLimit } from "./concurrency-limit.js";
 import { HealthState, registerHealth } from "./health.js";
 import { JwtVerifier } from "./jwt.js";
 import { stderrLogger, type Logger } from "./log.js";
@@ -26,18 +27,14 @@ import { rpcLog } from "./rpc-log.js";
 /** Services whose every call is audit-logged: administration (issue 3's CalendarAdminService). */
 const AUDITED_SERVICES: ReadonlySet<string> = new Set(["calq.v1.CalendarAdminService"]);
 
-export interface ServerOptions {
+/** How to serve: the serve settings (server-config.ts), each with its default when absent. */
+export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | "shutdownGraceSeconds">> {
   readonly config: CalqConfig;
-  readonly host?: string;
-  /** 0 picks a free port. */
-  readonly port?: number;
   readonly log?: Logger;
   readonly now?: () => number;
   /** Cursor signing keys, first signs; default: from the environment named in config, else one random key. */
   readonly cursorKeys?: readonly CursorKey[];
   readonly limits?: (now: number) => ExpansionLimits;
-  /** Bearer JWT verification (auth.jwt); static tokens only when absent. */
-  readonly jwt?: JwtSettings;
   /** Where secrets named by the config are read from; default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called once the port is open, before the first load of the calendars. */
@@ -56,6 +53,12 @@ export interface RunningServer {
 /** Opens the port, loads every calendar once, and resolves when both are done. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config } = options;
+  const host = options.host ?? "127.0.0.1";
+  if (options.tls === undefined && !isLoopback(host) && !options.allowPlaintextNonLoopback) {
+    throw new ConfigError(
+      `refusing plaintext on ${host}, which is not a loopback address: configure TLS, or pass --allow-plaintext-non-loopback if a proxy in front terminates TLS`,
+    );
+  }
   const log = options.log ?? stderrLogger;
   const now = options.now ?? Date.now;
   const lifetimeMs = config.search.cursorLifetimeMinutes * 60_000;
@@ -87,12 +90,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       registerHealth(router, health);
       registerReflection(router);
     },
-    interceptors: [observeCalls(log, [rpcLog(log, AUDITED_SERVICES)])],
+    interceptors: [observeCalls(log, [rpcLog(log, AUDITED_SERVICES)]), concurrencyLimit(options.maxConcurrentCalls ?? 256)],
     contextValues: peerContextValues,
-    // A search request is a few hundred bytes; nothing legitimate comes near this.
-    readMaxBytes: 64 * 1024,
+    // A search request is a few hundred bytes; nothing legitimate comes near the default 64 KiB.
+    readMaxBytes: options.maxRequestBytes ?? 64 * 1024,
   });
-  const listener = await listenDualProtocol(handler, options.host ?? "127.0.0.1", options.port ?? 50051);
+  const listener = await listenDualProtocol(handler, host, options.port ?? 50051);
   options.onListening?.({ host: listener.host, port: listener.port });
   await store.loadAll();
   health.enter("serving");
@@ -145,4 +148,9 @@ function cursorKeysFromEnvironment(names: readonly string[]): CursorKey[] {
     // The id is a digest of the secret, so a key keeps its id wherever it sits in the list.
     return { id: createHash("sha256").update(secret).digest("base64url").slice(0, 8), secret: Buffer.from(secret) };
   });
+}
+
+/** 127.0.0.0/8, ::1 and localhost: addresses no other machine can reach. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
