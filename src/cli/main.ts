@@ -2,19 +2,23 @@
  * The `calq` command.
  *
  *   calq serve --data DIR [options]     (serve-command.ts)
+ *   calq search --calendar ID ...       (search-command.ts)
  *
  * Exits 2 with a one-line message on bad usage or a bad config.
  */
 import { ConfigError } from "../config/calq-config.js";
 import { stderrLogger } from "../server/log.js";
-import { serve, SERVE_USAGE, UsageError } from "./serve-command.js";
+import { search, SEARCH_USAGE } from "./search-command.js";
+import { serve, SERVE_USAGE } from "./serve-command.js";
+import { UsageError } from "./usage-error.js";
 
-const USAGE = SERVE_USAGE;
+const USAGE = `${SERVE_USAGE}\n\n${SEARCH_USAGE}`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
     if (command === "serve") return await serve(rest);
+    if (command === "search") process.exit(await search(rest));
     if (command === undefined || command === "help" || command === "--help" || command === "-h") {
       process.stdout.write(`${USAGE}\n`);
       return;

@@ -12,6 +12,7 @@ import { directoryConfig, parseConfig, readConfigDocument, type CalqConfig } fro
 import { printableConfig, resolveServeSettings, SETTING_FLAGS } from "../config/server-config.js";
 import { pinoLogger } from "../server/log.js";
 import { startServer } from "../server/server.js";
+import { UsageError } from "./usage-error.js";
 
 export const SERVE_USAGE = `usage: calq serve --data DIR [options]
 
@@ -35,9 +36,6 @@ export const SERVE_USAGE = `usage: calq serve --data DIR [options]
                               tls.principal_from_certificate: the client certificate's CN names the principal
   --admin-host H              admin.host, CALQ_ADMIN_HOST (default 127.0.0.1)
   --admin-port N              admin.port, CALQ_ADMIN_PORT: serve /metrics there (off by default)`;
-
-/** A usage mistake: the message, then the usage, exit 2. */
-export class UsageError extends Error {}
 
 export async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({
