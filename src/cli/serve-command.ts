@@ -69,7 +69,8 @@ export async function serve(argv: string[]): Promise<void> {
   const protocols = settings.tls === undefined ? "HTTP/2 cleartext and HTTP/1.1" : `TLS${settings.tls.clientCaFile ? " with client certificates" : ""}, HTTP/2 and HTTP/1.1`;
   process.stdout.write(
     `calq listening on ${shown}:${server.port} (gRPC, gRPC-Web and Connect over ${protocols})\n` +
-      `serving ${config.calendars.length} calendar(s) from ${values.data}\n`,
+      `serving ${config.calendars.length} calendar(s) from ${values.data}\n` +
+      (server.adminPort === undefined ? "" : `metrics on http://${settings.admin!.host}:${server.adminPort}/metrics\n`),
   );
   process.on("SIGHUP", () => {
     for (const calendar of config.calendars) void server.store.reload(calendar.id);

@@ -1,7 +1,8 @@
 /**
  * The calq server: serves CalendarService, health and reflection over gRPC,
- * gRPC-Web and Connect on one cleartext port. The port opens first, so health
- * checks can see the server NOT_SERVING while the calendars load.
+ * gRPC-Web and Connect on one port, and metrics on an optional admin port.
+ * The port opens first, so health checks can see the server NOT_SERVING
+ * while the calendars load.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -12,6 +13,7 @@ import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
+import { listenAdmin } from "./admin-listener.js";
 import { Authenticator } from "./authenticator.js";
 import { observeCalls } from "./call-observer.js";
 import { calendarService } from "./calendar-service.js";
@@ -20,6 +22,7 @@ import { concurrencyLimit } from "./concurrency-limit.js";
 import { HealthState, registerHealth } from "./health.js";
 import { JwtVerifier } from "./jwt.js";
 import { stderrLogger, type Logger } from "./log.js";
+import { Metrics } from "./metrics.js";
 import { peerContextValues } from "./peer-certificate.js";
 import { registerReflection } from "./reflection.js";
 import { rpcLog } from "./rpc-log.js";
@@ -44,6 +47,8 @@ export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | 
 export interface RunningServer {
   readonly host: string;
   readonly port: number;
+  /** The admin (metrics) port, when one was configured. */
+  readonly adminPort?: number;
   readonly store: CalendarStore;
   readonly health: HealthState;
   /** Drains: health goes NOT_SERVING, new connections are refused, calls in flight get `graceMs` to finish. */
@@ -62,12 +67,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? stderrLogger;
   const now = options.now ?? Date.now;
   const lifetimeMs = config.search.cursorLifetimeMinutes * 60_000;
+  // Metrics are kept only when there is an admin port to read them from.
+  const metrics = options.admin === undefined ? undefined : new Metrics(() => store.views(), now);
   const store = new CalendarStore(config.calendars, {
     retentionMs: lifetimeMs,
     now,
     limits: options.limits,
-    onLoadFailure: (calendarId, failure, detail) => log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail }),
-    onLoaded: (snapshot) => logSnapshot(log, snapshot),
+    onLoadFailure: (calendarId, failure, detail) => {
+      log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail });
+      metrics?.loadFailed(calendarId, failure);
+    },
+    onLoaded: (snapshot) => {
+      logSnapshot(log, snapshot);
+      metrics?.loaded(snapshot);
+    },
   });
 
   const cursors = new CursorCodec(options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv), lifetimeMs, now);
@@ -90,23 +103,29 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       registerHealth(router, health);
       registerReflection(router);
     },
-    interceptors: [observeCalls(log, [rpcLog(log, AUDITED_SERVICES)]), concurrencyLimit(options.maxConcurrentCalls ?? 256)],
+    interceptors: [
+      observeCalls(log, [rpcLog(log, AUDITED_SERVICES), ...(metrics === undefined ? [] : [metrics.onCall])]),
+      concurrencyLimit(options.maxConcurrentCalls ?? 256),
+    ],
     contextValues: peerContextValues,
     // A search request is a few hundred bytes; nothing legitimate comes near the default 64 KiB.
     readMaxBytes: options.maxRequestBytes ?? 64 * 1024,
   });
   const listener = await listenDualProtocol(handler, host, options.port ?? 50051);
+  const admin = metrics === undefined || options.admin === undefined ? undefined : await listenAdmin(metrics.registry, options.admin.host, options.admin.port);
   options.onListening?.({ host: listener.host, port: listener.port });
   await store.loadAll();
   health.enter("serving");
   return {
     host: listener.host,
     port: listener.port,
+    adminPort: admin?.port,
     store,
     health,
-    close(graceMs) {
+    async close(graceMs) {
       health.enter("draining");
-      return listener.close(graceMs);
+      await listener.close(graceMs);
+      await admin?.close();
     },
   };
 }
