@@ -1,6 +1,7 @@
 /**
  * The calq server: serves CalendarService, health and reflection over gRPC,
- * gRPC-Web and Connect on one port, and metrics on an optional admin port.
+ * gRPC-Web and Connect on one port (cleartext on loopback, or TLS), and
+ * metrics on an optional admin port.
  * The port opens first, so health checks can see the server NOT_SERVING
  * while the calendars load.
  */
@@ -26,6 +27,7 @@ import { Metrics } from "./metrics.js";
 import { peerContextValues } from "./peer-certificate.js";
 import { registerReflection } from "./reflection.js";
 import { rpcLog } from "./rpc-log.js";
+import { tlsOptions } from "./tls.js";
 
 /** Services whose every call is audit-logged: administration (issue 3's CalendarAdminService). */
 const AUDITED_SERVICES: ReadonlySet<string> = new Set(["calq.v1.CalendarAdminService"]);
@@ -86,6 +88,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const cursors = new CursorCodec(options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv), lifetimeMs, now);
   const authenticator = new Authenticator(config, {
     jwt: options.jwt === undefined ? undefined : new JwtVerifier(options.jwt, { env: options.env ?? process.env, log, now }),
+    principalFromCertificate: options.tls?.principalFromCertificate,
     log,
   });
   const service = calendarService({
@@ -111,7 +114,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // A search request is a few hundred bytes; nothing legitimate comes near the default 64 KiB.
     readMaxBytes: options.maxRequestBytes ?? 64 * 1024,
   });
-  const listener = await listenDualProtocol(handler, host, options.port ?? 50051);
+  const listener = await listenDualProtocol(handler, host, options.port ?? 50051, options.tls === undefined ? undefined : tlsOptions(options.tls));
   const admin = metrics === undefined || options.admin === undefined ? undefined : await listenAdmin(metrics.registry, options.admin.host, options.admin.port);
   options.onListening?.({ host: listener.host, port: listener.port });
   await store.loadAll();
