@@ -40,10 +40,12 @@ export function observeCalls(log: Logger, listeners: readonly CallListener[]): I
     request.contextValues.set(CALL_INFO, info);
     const started = performance.now();
     const end = (error?: ConnectError) => {
+      // A call cut short by its deadline or by the client ended with the signal's reason, not OK.
+      const cause = error ?? (request.signal.aborted ? ConnectError.from(request.signal.reason) : undefined);
       const outcome: CallOutcome = {
         service: request.service.typeName,
         method: request.method.name,
-        code: codeName(error?.code),
+        code: codeName(cause?.code),
         reason: info.reason,
         durationMs: performance.now() - started,
         principalId: info.principalId,

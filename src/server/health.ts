@@ -60,10 +60,12 @@ export function registerHealth(router: ConnectRouter, state: HealthState): void 
     },
     async *watch(request, context) {
       // A draining server ends the stream after saying so, so draining is not held up by watchers.
-      while (!context.signal.aborted) {
+      for (;;) {
         yield { status: known(request.service) ? status() : ServingStatus.SERVICE_UNKNOWN };
         if (state.phase === "draining") return;
         await state.changed(context.signal);
+        // Past the client's deadline (or after it left) the stream ends with that status, not OK.
+        context.signal.throwIfAborted();
       }
     },
   });
