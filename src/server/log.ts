@@ -5,10 +5,9 @@
  * fields; that shape is the whole logging interface of calq.
  */
 import pino from "pino";
+import type { LogLevel } from "../config/server-config.js";
 
 export type Logger = (record: Record<string, unknown>) => void;
-
-export type LogLevel = "debug" | "info" | "warn" | "error";
 
 /**
  * Keys that could carry a credential if one were ever passed by mistake;
