@@ -83,13 +83,17 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
     host: address.address,
     async close(graceMs = 5_000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      h1.closeIdleConnections();
       for (const session of sessions) session.close();
+      // HTTP/1.1 keep-alive connections go idle as their last response is sent; close each when it does.
+      h1.closeIdleConnections();
+      const sweep = setInterval(() => h1.closeIdleConnections(), 100);
       const timer = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, graceMs);
+      sweep.unref();
       timer.unref();
       await closed;
+      clearInterval(sweep);
       clearTimeout(timer);
     },
   };

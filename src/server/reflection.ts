@@ -7,7 +7,7 @@
  * The answer covers every service registered on the router, whenever it was
  * registered, so a service added later needs no change here.
  */
-import { create, fromBinary, toBinary, type DescFile, type DescMessage, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type DescFile, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
 import { Code, type ConnectRouter } from "@connectrpc/connect";
@@ -38,7 +38,8 @@ function catalogOf(services: Iterable<DescService>): Catalog {
   const addFile = (file: DescFile): void => {
     if (fileByName.has(file.proto.name)) return;
     fileByName.set(file.proto.name, file);
-    for (const type of nestedTypesDeep(file)) {
+    // nestedTypes includes messages and enums nested in messages.
+    for (const type of nestedTypes(file)) {
       fileBySymbol.set(type.typeName, file);
       if (type.kind === "service") for (const method of type.methods) fileBySymbol.set(`${type.typeName}.${method.name}`, file);
     }
@@ -49,13 +50,6 @@ function catalogOf(services: Iterable<DescService>): Catalog {
     addFile(service.file);
   }
   return { serviceNames: [...serviceNames].sort(), fileByName, fileBySymbol };
-}
-
-function* nestedTypesDeep(desc: DescFile | DescMessage): ReturnType<typeof nestedTypes> {
-  for (const type of nestedTypes(desc)) {
-    yield type;
-    if (type.kind === "message") yield* nestedTypesDeep(type);
-  }
 }
 
 /** A file and the files it imports, transitively, each once, the file first (what grpcurl expects). */

@@ -1,9 +1,8 @@
 /**
  * The calq server: serves CalendarService, health and reflection over gRPC,
  * gRPC-Web and Connect on one port (cleartext on loopback, or TLS), and
- * metrics on an optional admin port.
- * The port opens first, so health checks can see the server NOT_SERVING
- * while the calendars load.
+ * metrics on an optional admin port. The port opens first, so health checks
+ * can see the server NOT_SERVING while the calendars load.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -14,7 +13,7 @@ import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
-import { listenAdmin } from "./admin-listener.js";
+import { listenAdmin, type AdminListener } from "./admin-listener.js";
 import { Authenticator } from "./authenticator.js";
 import { observeCalls } from "./call-observer.js";
 import { calendarService } from "./calendar-service.js";
@@ -115,7 +114,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     readMaxBytes: options.maxRequestBytes ?? 64 * 1024,
   });
   const listener = await listenDualProtocol(handler, host, options.port ?? 50051, options.tls === undefined ? undefined : tlsOptions(options.tls));
-  const admin = metrics === undefined || options.admin === undefined ? undefined : await listenAdmin(metrics.registry, options.admin.host, options.admin.port);
+  let admin: AdminListener | undefined;
+  if (metrics !== undefined && options.admin !== undefined) {
+    admin = await listenAdmin(metrics.registry, options.admin.host, options.admin.port).catch(async (error: unknown) => {
+      await listener.close(0);
+      throw error;
+    });
+  }
   options.onListening?.({ host: listener.host, port: listener.port });
   await store.loadAll();
   health.enter("serving");
