@@ -8,7 +8,7 @@
  * Every failure is the same UNAUTHENTICATED refusal: which check failed is
  * the operator's business (debug log), not the caller's.
  */
-import { stat, readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { ConfigError } from "../config/calq-config.js";
 import type { JwtSettings } from "../config/server-config.js";
@@ -26,23 +26,24 @@ export class TokenRejected extends Error {}
 /** Shortest HS256 secret accepted: RFC 7518 §3.2 asks for a key as long as the hash. */
 const MIN_SECRET_BYTES = 32;
 
+/** Where the verifier reads its secret, writes its notes and tells the time. */
+export interface JwtVerifierContext {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly log: Logger;
+  readonly now: () => number;
+}
+
 export class JwtVerifier {
   private readonly secret?: Uint8Array;
   private readonly algorithms: string[];
   private jwks?: { version: string; keys: JWTVerifyGetKey };
 
-  private readonly log: Logger;
-  private readonly now: () => number;
-
   constructor(
     private readonly settings: JwtSettings,
-    context: { readonly env: Readonly<Record<string, string | undefined>>; readonly log: Logger; readonly now: () => number },
+    private readonly context: JwtVerifierContext,
   ) {
-    const { env } = context;
-    this.log = context.log;
-    this.now = context.now;
     if (settings.hs256SecretEnv !== undefined) {
-      const secret = env[settings.hs256SecretEnv];
+      const secret = context.env[settings.hs256SecretEnv];
       if (secret === undefined || Buffer.byteLength(secret) < MIN_SECRET_BYTES) {
         throw new ConfigError(`auth.jwt: ${settings.hs256SecretEnv} must hold an HS256 secret of at least ${MIN_SECRET_BYTES} bytes`);
       }
@@ -66,7 +67,7 @@ export class JwtVerifier {
         algorithms: this.algorithms,
         clockTolerance: this.settings.clockSkewSeconds,
         requiredClaims: ["exp", "sub"],
-        currentDate: new Date(this.now()),
+        currentDate: new Date(this.context.now()),
       });
       return { subject: payload.sub!, scopes: scopesOf(payload.scope, payload.scp) };
     } catch (error) {
@@ -88,10 +89,10 @@ export class JwtVerifier {
       if (this.jwks?.version !== version) {
         const set = JSON.parse(await readFile(path, "utf8")) as JSONWebKeySet;
         this.jwks = { version, keys: createLocalJWKSet(set) };
-        this.log({ level: "info", msg: "JWKS loaded", keys: Array.isArray(set.keys) ? set.keys.length : 0 });
+        this.context.log({ level: "info", msg: "JWKS loaded", keys: Array.isArray(set.keys) ? set.keys.length : 0 });
       }
     } catch (error) {
-      this.log({ level: "warn", msg: "JWKS file unreadable; keeping the last good keys", error: error instanceof Error ? error.message : String(error) });
+      this.context.log({ level: "warn", msg: "JWKS file unreadable; keeping the last good keys", error: error instanceof Error ? error.message : String(error) });
     }
     return this.jwks?.keys;
   }
