@@ -31,13 +31,23 @@ export function openCalendar(
   requestedId: string,
   method: string,
   log: Logger,
+  /** The call's correlation id, so the audit line and the RPC line can be matched. */
+  correlationId?: string,
 ): CalendarView {
   const calendarId = requestedId === "primary" ? principal.primary : requestedId;
   const view = calendarId === undefined ? undefined : store.view(calendarId);
   const access = view === undefined ? undefined : mayRead(principal, view);
   if (view === undefined || access === undefined) throw notAccessible();
   if (access === "read_any") {
-    log({ level: "info", kind: "audit", capability: READ_ANY, principal: principal.id, calendar_id: view.config.id, method });
+    log({
+      level: "info",
+      kind: "audit",
+      capability: READ_ANY,
+      principal: principal.id,
+      calendar_id: view.config.id,
+      method,
+      correlation_id: correlationId,
+    });
   }
   return view;
 }

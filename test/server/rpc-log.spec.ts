@@ -45,7 +45,10 @@ describe("one log line per RPC", () => {
       calendars: { work: ics(...vevent("UID:secret-meeting", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", "SUMMARY:Acquisition talks")) },
       config: {
         calendars: [{ id: "work", source: "work.ics", readers: ["an"] }],
-        principals: [{ id: "an", primary: "work", tokens: ["token-an"] }],
+        principals: [
+          { id: "an", primary: "work", tokens: ["token-an"] },
+          { id: "auditor", tokens: ["token-auditor"], capabilities: ["calendar.read.any"] },
+        ],
       },
       log,
     });
@@ -78,6 +81,18 @@ describe("one log line per RPC", () => {
 
     const text = JSON.stringify(lines);
     for (const secret of ["Acquisition", "secret-meeting", "token-an", "wrong-token"]) expect(text).not.toContain(secret);
+  });
+
+  it("gives a calendar.read.any audit line the correlation id of its RPC line", async () => {
+    await client.searchEvents({ ...request, calendarId: "work" }, "token-auditor");
+    const rpc = rpcLines().at(-1)!;
+    expect(rpc).toMatchObject({ principal: "auditor", code: "OK" });
+    expect(lines.filter((line) => line.kind === "audit").at(-1)).toMatchObject({
+      capability: "calendar.read.any",
+      principal: "auditor",
+      calendar_id: "work",
+      correlation_id: rpc.correlation_id,
+    });
   });
 });
 
