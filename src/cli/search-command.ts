@@ -27,6 +27,7 @@ import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { codeName } from "../server/call-observer.js";
 import { UsageError } from "./usage-error.js";
 
+/** The usage text of `calq search`. */
 export const SEARCH_USAGE = `usage: calq search --calendar ID --start T --end-exclusive T --timezone ZONE --mode overlap|start-within [options]
 
   --calendar ID         a calendar id, or "primary" for your own

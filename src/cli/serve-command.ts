@@ -14,6 +14,7 @@ import { pinoLogger } from "../server/log.js";
 import { startServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
 
+/** The usage text of `calq serve`. */
 export const SERVE_USAGE = `usage: calq serve --data DIR [options]
 
   --data DIR                  folder with calq.yaml, or with *.ics files (then --dev-token is needed)
@@ -37,6 +38,7 @@ export const SERVE_USAGE = `usage: calq serve --data DIR [options]
   --admin-host H              admin.host, CALQ_ADMIN_HOST (default 127.0.0.1)
   --admin-port N              admin.port, CALQ_ADMIN_PORT: serve /metrics there (off by default)`;
 
+/** Runs `calq serve ARGS`; resolves once serving (signals end the process), or after --print-config. */
 export async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,

@@ -16,8 +16,10 @@
 import { isAbsolute, resolve } from "node:path";
 import { ConfigError } from "./calq-config.js";
 
+/** Least severe level written to the log. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
+/** TLS on the service port; file paths are absolute. */
 export interface TlsSettings {
   readonly certFile: string;
   readonly keyFile: string;
@@ -27,6 +29,7 @@ export interface TlsSettings {
   readonly principalFromCertificate: boolean;
 }
 
+/** How bearer JWTs are verified (auth.jwt). */
 export interface JwtSettings {
   /** Required `iss`. */
   readonly issuer: string;
@@ -40,6 +43,7 @@ export interface JwtSettings {
   readonly clockSkewSeconds: number;
 }
 
+/** Everything `calq serve` needs besides the calendars and principals, defaults applied. */
 export interface ServeSettings {
   readonly host: string;
   /** 0 picks a free port. */
@@ -89,6 +93,7 @@ export const SETTING_FLAGS: Record<string, { type: "string" | "boolean" }> = Obj
   Object.values(SOURCES).map((source: Source) => [source.flag, { type: source.boolean ? "boolean" : "string" }]),
 );
 
+/** The three places a setting can come from. */
 export interface SettingInputs {
   /** The calq.yaml document (already parsed), or undefined without one. */
   readonly document: unknown;

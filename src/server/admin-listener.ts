@@ -7,11 +7,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 
+/** The open admin port. */
 export interface AdminListener {
   readonly port: number;
   close(): Promise<void>;
 }
 
+/** Serves `registry` at GET /metrics on host:port (0 picks a free port). */
 export async function listenAdmin(registry: Registry, host: string, port: number): Promise<AdminListener> {
   const server = http.createServer((request, response) => {
     if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") {

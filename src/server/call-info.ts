@@ -5,6 +5,7 @@
  */
 import { createContextKey, type HandlerContext } from "@connectrpc/connect";
 
+/** One call, as learnt while serving it. */
 export interface CallInfo {
   /** Names the call in the log, and in an INTERNAL error's message. */
   readonly correlationId: string;

@@ -27,6 +27,7 @@ export interface CallOutcome {
   readonly correlationId: string;
 }
 
+/** Told how each call ended: the RPC log, the metrics. */
 export type CallListener = (outcome: CallOutcome) => void;
 
 /** INVALID_ARGUMENT for Code.InvalidArgument: the names gRPC tools and dashboards use. */
@@ -34,6 +35,7 @@ export function codeName(code: Code | undefined): string {
   return code === undefined ? "OK" : Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 }
 
+/** The outermost interceptor: correlation id in, wire error and outcome out. */
 export function observeCalls(log: Logger, listeners: readonly CallListener[]): Interceptor {
   return (next) => async (request) => {
     const info: CallInfo = { correlationId: randomUUID() };

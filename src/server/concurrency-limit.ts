@@ -9,6 +9,7 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 
 const EXEMPT = new Set(["grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
 
+/** Refuses calls beyond `maxConcurrentCalls` in flight at once. */
 export function concurrencyLimit(maxConcurrentCalls: number): Interceptor {
   let inFlight = 0;
   return (next) => async (request) => {

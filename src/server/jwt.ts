@@ -33,6 +33,7 @@ export interface JwtVerifierContext {
   readonly now: () => number;
 }
 
+/** Verifies bearer JWTs against the configured keys and claims. */
 export class JwtVerifier {
   private readonly secret?: Uint8Array;
   private readonly algorithms: string[];

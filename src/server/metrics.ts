@@ -23,6 +23,7 @@ import type { CallListener } from "./call-observer.js";
 
 const CURSOR_REASONS = new Set(["INVALID_CURSOR", "CURSOR_EXPIRED"]);
 
+/** The metrics of one server; `registry` is what /metrics serves. */
 export class Metrics {
   readonly registry = new Registry();
   private readonly calls: Counter<"method" | "code">;

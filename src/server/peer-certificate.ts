@@ -9,6 +9,7 @@ import type { Http2ServerRequest } from "node:http2";
 import { TLSSocket } from "node:tls";
 import { createContextKey, createContextValues, type ContextValues } from "@connectrpc/connect";
 
+/** What calq reads from a verified client certificate. */
 export interface PeerCertificate {
   /** The subject's common name (CN). */
   readonly subjectCommonName?: string;
