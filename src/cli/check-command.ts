@@ -8,12 +8,14 @@
  * refuse the file and keep serving the last good version).
  */
 import { basename } from "node:path";
+import { parseArgs } from "node:util";
 import { DEFAULT_FEED_LIMITS } from "../config/calq-config.js";
 import { FeedFailure } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
 import { defaultLimits, snapshotFromText } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { isRequestZone } from "../time/request-window.js";
+import { UsageError } from "./usage-error.js";
 
 export const CHECK_USAGE = `usage: calq check FILE.ics [--timezone ZONE]
 
@@ -24,6 +26,15 @@ const ZONE_SOURCES: Record<Snapshot["zoneSource"], string> = {
   feed: "from the feed's X-WR-TIMEZONE",
   default: "UTC by default: neither --timezone nor X-WR-TIMEZONE names one",
 };
+
+/** `calq check ARGS`: prints the report and returns the exit status. */
+export async function check(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: { timezone: { type: "string" } }, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new UsageError("calq check takes one file");
+  const { exitCode, report } = await checkFeed(positionals[0], values.timezone);
+  process.stdout.write(`${report}\n`);
+  return exitCode;
+}
 
 export interface CheckResult {
   readonly exitCode: 0 | 1 | 2;

@@ -11,11 +11,14 @@ import { basename, isAbsolute, join, resolve } from "node:path";
 import YAML from "yaml";
 import { isRequestZone } from "../time/request-window.js";
 
+/** The capability to read the calendars that list one as reader (implied for calq.yaml principals; a JWT scope). */
+export const READ = "calendar.read";
 /** The capability to read calendars one is not a reader of (audit-logged). */
 export const READ_ANY = "calendar.read.any";
 /** The capability to see feed state, reload and import (CalendarAdminService; audit-logged). */
 export const ADMIN = "calendar.admin";
-const KNOWN_CAPABILITIES = new Set([READ_ANY, "calendar.read", ADMIN]);
+/** Every capability calq knows; JWT scopes outside it are ignored. */
+export const KNOWN_CAPABILITIES: ReadonlySet<string> = new Set([READ, READ_ANY, ADMIN]);
 
 /**
  * A value that must never be printed: logs, errors and JSON see
@@ -155,13 +158,16 @@ export function directoryConfig(directory: string, devToken: string | undefined)
 
 /** Loads and checks a calq.yaml. Sources are resolved relative to its folder. */
 export function loadConfigFile(path: string): CalqConfig {
-  let document: unknown;
+  return parseConfig(readConfigDocument(path), resolve(path, ".."), path);
+}
+
+/** A calq.yaml as a plain document, for the sections other modules parse (server-config.ts). */
+export function readConfigDocument(path: string): unknown {
   try {
-    document = YAML.parse(readFileSync(path, "utf8"));
+    return YAML.parse(readFileSync(path, "utf8"));
   } catch (error) {
     throw new ConfigError(`${path}: not readable YAML (${error instanceof Error ? error.message.split("\n")[0] : error})`);
   }
-  return parseConfig(document, resolve(path, ".."), path);
 }
 
 /**

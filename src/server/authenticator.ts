@@ -1,41 +1,103 @@
 /**
- * Who is calling: the principal behind the bearer token of the request,
- * never a request field. Tokens are compared by their SHA-256 digests, as
- * calq.yaml stores them.
+ * Who is calling: the principal behind the request's credentials, never a
+ * request field. In order:
+ *
+ * 1. `authorization: Bearer <token>` with a static token of calq.yaml
+ *    (compared by SHA-256 digest, as calq.yaml stores them);
+ * 2. the same header with a JWT, when auth.jwt is configured (jwt.ts):
+ *    `sub` is the principal id and the token's scopes are its capabilities;
+ *    the calq.yaml principal of that id, if any, lends only its `primary`
+ *    calendar and time zone, never its capabilities;
+ * 3. without an authorization header, the client certificate of an mTLS
+ *    connection, when tls.principal_from_certificate is set: its subject CN
+ *    names a calq.yaml principal.
+ *
+ * Principals of calq.yaml hold calendar.read implicitly; a JWT needs the
+ * calendar.read scope to read even the calendars that list it as reader.
  */
 import type { HandlerContext } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
-import { sha256Hex, type CalqConfig, type PrincipalConfig } from "../config/calq-config.js";
+import { KNOWN_CAPABILITIES, READ, sha256Hex, type CalqConfig, type PrincipalConfig } from "../config/calq-config.js";
+import { callInfo } from "./call-info.js";
+import { looksLikeJwt, TokenRejected, type JwtVerifier } from "./jwt.js";
+import type { Logger } from "./log.js";
+import { PEER_CERTIFICATE } from "./peer-certificate.js";
 
 export type Principal = PrincipalConfig;
 
+export interface AuthenticatorOptions {
+  /** Verifies bearer JWTs; static tokens only when absent. */
+  readonly jwt?: JwtVerifier;
+  /** Take the principal from a verified client certificate's subject CN. */
+  readonly principalFromCertificate?: boolean;
+  readonly log?: Logger;
+}
+
 export class Authenticator {
   private readonly byDigest = new Map<string, Principal>();
+  private readonly byId = new Map<string, Principal>();
 
-  constructor(config: CalqConfig) {
-    for (const principal of config.principals) {
+  constructor(
+    config: CalqConfig,
+    private readonly options: AuthenticatorOptions = {},
+  ) {
+    for (const configured of config.principals) {
+      const principal = { ...configured, capabilities: [...new Set([READ, ...configured.capabilities])] };
+      this.byId.set(principal.id, principal);
       for (const digest of principal.tokenDigests) this.byDigest.set(digest, principal);
     }
   }
 
   /**
    * The caller of a request, taken from its credentials alone; UNAUTHENTICATED
-   * otherwise. Async so that credential checks needing I/O fit the same shape.
+   * otherwise. Also records the principal on the call, for its log line.
    */
   async authenticate(context: HandlerContext): Promise<Principal> {
-    return this.fromAuthorization(context.requestHeader.get("authorization"));
-  }
-
-  /** The principal of an `authorization: Bearer <token>` header; UNAUTHENTICATED otherwise. */
-  fromAuthorization(authorization: string | null): Principal {
-    const match = authorization === null ? null : /^Bearer ([\x21-\x7e]+)$/i.exec(authorization.trim());
-    const principal = match === null ? undefined : this.byDigest.get(sha256Hex(match[1]));
-    if (principal === undefined) {
-      throw new CalqError(
-        "UNAUTHENTICATED",
-        "missing or unknown credentials: send authorization: Bearer <token>; fix the credentials, not the arguments",
-      );
-    }
+    const principal = await this.identify(context);
+    const info = callInfo(context);
+    if (info !== undefined) info.principalId = principal.id;
     return principal;
   }
+
+  private async identify(context: HandlerContext): Promise<Principal> {
+    const authorization = context.requestHeader.get("authorization");
+    if (authorization === null && this.options.principalFromCertificate) {
+      const subject = context.values.get(PEER_CERTIFICATE)?.subjectCommonName;
+      const principal = subject === undefined ? undefined : this.byId.get(subject);
+      if (principal !== undefined) return principal;
+    }
+    const match = authorization === null ? null : /^Bearer ([\x21-\x7e]+)$/i.exec(authorization.trim());
+    if (match === null) throw unauthenticated();
+    const token = match[1];
+    const principal = this.byDigest.get(sha256Hex(token));
+    if (principal !== undefined) return principal;
+    if (this.options.jwt !== undefined && looksLikeJwt(token)) return this.fromJwt(this.options.jwt, token);
+    throw unauthenticated();
+  }
+
+  private async fromJwt(verifier: JwtVerifier, token: string): Promise<Principal> {
+    try {
+      const { subject, scopes } = await verifier.verify(token);
+      const configured = this.byId.get(subject);
+      return {
+        id: subject,
+        primary: configured?.primary,
+        timezone: configured?.timezone,
+        tokenDigests: [],
+        capabilities: scopes.filter((scope) => KNOWN_CAPABILITIES.has(scope)),
+      };
+    } catch (error) {
+      if (!(error instanceof TokenRejected)) throw error;
+      this.options.log?.({ level: "debug", msg: "JWT rejected", why: error.message });
+      throw unauthenticated();
+    }
+  }
+}
+
+/** The one refusal for missing, unknown, expired or otherwise bad credentials. */
+function unauthenticated(): CalqError {
+  return new CalqError(
+    "UNAUTHENTICATED",
+    "missing, unknown, invalid or expired credentials: send authorization: Bearer <token>; fix the credentials, not the arguments",
+  );
 }

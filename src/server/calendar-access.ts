@@ -1,11 +1,12 @@
 /**
  * Who may read which calendar (SPEC §7). A reader listed on the calendar may
- * read it; anyone else needs the calendar.read.any capability, and such reads
+ * read it, given the calendar.read capability (which calq.yaml principals
+ * hold implicitly); anyone else needs calendar.read.any, and such reads
  * are audit-logged. "primary" names the caller's own primary calendar. An
  * unknown calendar and a forbidden one give the same error, byte for byte.
  */
 import { CalqError } from "../calq-error.js";
-import { READ_ANY } from "../config/calq-config.js";
+import { READ, READ_ANY } from "../config/calq-config.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Principal } from "./authenticator.js";
 import type { Logger } from "./log.js";
@@ -19,7 +20,7 @@ function notAccessible(): CalqError {
 }
 
 export function mayRead(principal: Principal, view: CalendarView): "reader" | "read_any" | undefined {
-  if (view.config.readers.includes(principal.id)) return "reader";
+  if (view.config.readers.includes(principal.id) && principal.capabilities.includes(READ)) return "reader";
   return principal.capabilities.includes(READ_ANY) ? "read_any" : undefined;
 }
 
@@ -30,13 +31,23 @@ export function openCalendar(
   requestedId: string,
   method: string,
   log: Logger,
+  /** The call's correlation id, so the audit line and the RPC line can be matched. */
+  correlationId?: string,
 ): CalendarView {
   const calendarId = requestedId === "primary" ? principal.primary : requestedId;
   const view = calendarId === undefined ? undefined : store.view(calendarId);
   const access = view === undefined ? undefined : mayRead(principal, view);
   if (view === undefined || access === undefined) throw notAccessible();
   if (access === "read_any") {
-    log({ level: "info", kind: "audit", capability: READ_ANY, principal: principal.id, calendar_id: view.config.id, method });
+    log({
+      level: "info",
+      kind: "audit",
+      capability: READ_ANY,
+      principal: principal.id,
+      calendar_id: view.config.id,
+      method,
+      correlation_id: correlationId,
+    });
   }
   return view;
 }

@@ -26,6 +26,7 @@ import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { resolveWindow } from "../time/request-window.js";
 import type { Authenticator, Principal } from "./authenticator.js";
+import { callInfo } from "./call-info.js";
 import { mayRead, openCalendar } from "./calendar-access.js";
 import type { Logger } from "./log.js";
 import { occurrenceMessage } from "./occurrence-message.js";
@@ -67,7 +68,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         { start: request.start, endExclusive: request.endExclusive, timezone: request.timezone },
         deps.maxWindowMs,
       );
-      const view = openCalendar(store, principal, request.calendarId, "SearchEvents", log);
+      const view = openCalendar(store, principal, request.calendarId, "SearchEvents", log, callInfo(context)?.correlationId);
       const binding: CursorBinding = {
         principalId: principal.id,
         calendarId: request.calendarId,

@@ -1,14 +1,16 @@
 /**
- * One cleartext port for both HTTP/2 (gRPC clients speak h2c with prior
- * knowledge) and HTTP/1.1 (Connect JSON over curl, gRPC-Web). Node's HTTP/2
- * server only falls back to HTTP/1 over TLS, so this listener reads the first
- * bytes of each connection: the HTTP/2 client preface goes to the HTTP/2
- * server, anything else to the HTTP/1.1 server.
+ * One port for both HTTP/2 (gRPC clients) and HTTP/1.1 (Connect JSON over
+ * curl, gRPC-Web). With TLS, ALPN decides, as usual. In cleartext, Node's
+ * HTTP/2 server cannot fall back to HTTP/1, so this listener reads the first
+ * bytes of each connection: the HTTP/2 client preface (h2c with prior
+ * knowledge) goes to the HTTP/2 server, anything else to the HTTP/1.1 server.
+ * A TLS client that offers no ALPN is sorted the same way.
  */
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { Duplex } from "node:stream";
+import tls from "node:tls";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -22,7 +24,8 @@ export interface DualProtocolListener {
   close(graceMs?: number): Promise<void>;
 }
 
-export async function listenDualProtocol(handler: Handler, host: string, port: number): Promise<DualProtocolListener> {
+/** Listens on host:port; with `tlsOptions`, every connection is TLS (their requestCert/rejectUnauthorized decide mTLS). */
+export async function listenDualProtocol(handler: Handler, host: string, port: number, tlsOptions?: tls.TlsOptions): Promise<DualProtocolListener> {
   const h2 = http2.createServer({}, handler as never);
   const h1 = http.createServer(handler as never);
   const sockets = new Set<net.Socket>();
@@ -32,11 +35,7 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
     session.on("close", () => sessions.delete(session));
   });
 
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.setNoDelay(true);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => socket.destroy());
+  const sniff = (socket: net.Socket) => {
     let seen = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       seen = Buffer.concat([seen, chunk]);
@@ -54,7 +53,21 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
       }
     };
     socket.on("data", onData);
-  });
+  };
+  const accept = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.setNoDelay(true);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    const protocol = socket instanceof tls.TLSSocket ? socket.alpnProtocol : false;
+    if (protocol === "h2") h2.emit("connection", socket);
+    else if (protocol === "http/1.1") h1.emit("connection", socket);
+    else sniff(socket);
+  };
+  const server =
+    tlsOptions === undefined
+      ? net.createServer(accept)
+      : tls.createServer({ ...tlsOptions, ALPNProtocols: ["h2", "http/1.1"] }, accept).on("tlsClientError", () => {});
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -70,13 +83,17 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
     host: address.address,
     async close(graceMs = 5_000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      h1.closeIdleConnections();
       for (const session of sessions) session.close();
+      // HTTP/1.1 keep-alive connections go idle as their last response is sent; close each when it does.
+      h1.closeIdleConnections();
+      const sweep = setInterval(() => h1.closeIdleConnections(), 100);
       const timer = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, graceMs);
+      sweep.unref();
       timer.unref();
       await closed;
+      clearInterval(sweep);
       clearTimeout(timer);
     },
   };

@@ -56,12 +56,12 @@ export function toConnectError(error: CalqError): ConnectError {
 /**
  * Any error thrown while serving, as what the caller may see. ConnectErrors
  * raised by the protocol layer pass through; unexpected errors are logged
- * with a correlation id and answered INTERNAL with only that id.
+ * with a correlation id (the call's own, when it has one) and answered
+ * INTERNAL with only that id.
  */
-export function toWireError(error: unknown, log: Logger, method: string): ConnectError {
+export function toWireError(error: unknown, log: Logger, method: string, correlationId: string = randomUUID()): ConnectError {
   if (error instanceof CalqError) return toConnectError(error);
   if (error instanceof ConnectError && error.code !== Code.Internal && error.code !== Code.Unknown) return error;
-  const correlationId = randomUUID();
   log({
     level: "error",
     msg: "internal error",

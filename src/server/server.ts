@@ -1,63 +1,102 @@
 /**
- * The calq server: loads the configured calendars, then serves
- * CalendarService over gRPC, gRPC-Web and Connect on one cleartext port.
+ * The calq server: serves CalendarService, health and reflection over gRPC,
+ * gRPC-Web and Connect on one port (cleartext on loopback, or TLS), and
+ * metrics on an optional admin port. The port opens first, so health checks
+ * can see the server NOT_SERVING while the calendars load.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
-import type { CalqConfig } from "../config/calq-config.js";
+import { ConfigError, type CalqConfig } from "../config/calq-config.js";
+import type { ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { RefreshScheduler } from "../feeds/refresh-scheduler.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
+import { listenAdmin, type AdminListener } from "./admin-listener.js";
 import { Authenticator } from "./authenticator.js";
 import { adminService } from "./admin-service.js";
+import { observeCalls } from "./call-observer.js";
 import { calendarService } from "./calendar-service.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
-import { toWireError } from "./errors.js";
+import { concurrencyLimit } from "./concurrency-limit.js";
+import { HealthState, registerHealth } from "./health.js";
+import { JwtVerifier } from "./jwt.js";
 import { stderrLogger, type Logger } from "./log.js";
+import { Metrics } from "./metrics.js";
+import { peerContextValues } from "./peer-certificate.js";
+import { registerReflection } from "./reflection.js";
+import { rpcLog } from "./rpc-log.js";
+import { tlsOptions } from "./tls.js";
 
-export interface ServerOptions {
+/** Services whose every call is audit-logged: feed administration. */
+const AUDITED_SERVICES: ReadonlySet<string> = new Set([CalendarAdminService.typeName]);
+
+/** How to serve: the serve settings (server-config.ts), each with its default when absent. */
+export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | "shutdownGraceSeconds">> {
   readonly config: CalqConfig;
-  readonly host?: string;
-  /** 0 picks a free port. */
-  readonly port?: number;
   readonly log?: Logger;
   readonly now?: () => number;
   /** Cursor signing keys, first signs; default: from the environment named in config, else one random key. */
   readonly cursorKeys?: readonly CursorKey[];
   readonly limits?: (now: number) => ExpansionLimits;
+  /** Where secrets named by the config are read from; default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Re-read feeds on their refresh interval and watch file sources (default true; tests that reload by hand turn it off). */
+  readonly refreshFeeds?: boolean;
+  /** Called once the port is open, before the first load of the calendars. */
+  readonly onListening?: (address: { readonly host: string; readonly port: number }) => void;
 }
 
 export interface RunningServer {
   readonly host: string;
   readonly port: number;
+  /** The admin (metrics) port, when one was configured. */
+  readonly adminPort?: number;
   readonly store: CalendarStore;
+  readonly health: HealthState;
+  /** Drains: health goes NOT_SERVING, new connections are refused, calls in flight get `graceMs` to finish. */
   close(graceMs?: number): Promise<void>;
 }
 
+/** Opens the port, loads every calendar once, and resolves when both are done. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config } = options;
+  const host = options.host ?? "127.0.0.1";
+  if (options.tls === undefined && !isLoopback(host) && !options.allowPlaintextNonLoopback) {
+    throw new ConfigError(
+      `refusing plaintext on ${host}, which is not a loopback address: configure TLS, or pass --allow-plaintext-non-loopback if a proxy in front terminates TLS`,
+    );
+  }
   const log = options.log ?? stderrLogger;
   const now = options.now ?? Date.now;
   const lifetimeMs = config.search.cursorLifetimeMinutes * 60_000;
+  // Metrics are kept only when there is an admin port to read them from.
+  const metrics = options.admin === undefined ? undefined : new Metrics(() => store.views(), now);
   const store = new CalendarStore(config.calendars, {
     retentionMs: lifetimeMs,
     now,
     feedLimits: config.feeds,
     limits: options.limits,
-    onLoadFailure: (calendarId, failure, detail) => log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail }),
-    onLoaded: (snapshot) => logSnapshot(log, snapshot),
+    onLoadFailure: (calendarId, failure, detail) => {
+      log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail });
+      metrics?.reloaded(calendarId, failure);
+    },
+    onLoaded: (snapshot) => {
+      logSnapshot(log, snapshot);
+      metrics?.reloaded(snapshot.calendarId, "loaded");
+    },
+    onUnchanged: (calendarId) => metrics?.reloaded(calendarId, "unchanged"),
   });
-  await store.loadAll();
-  const refresher = new RefreshScheduler(store, config.calendars);
-  refresher.start();
 
-  const authenticator = new Authenticator(config);
   const cursors = new CursorCodec(options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv), lifetimeMs, now);
+  const authenticator = new Authenticator(config, {
+    jwt: options.jwt === undefined ? undefined : new JwtVerifier(options.jwt, { env: options.env ?? process.env, log, now }),
+    principalFromCertificate: options.tls?.principalFromCertificate,
+    log,
+  });
   const service = calendarService({
     store,
     authenticator,
@@ -66,41 +105,55 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log,
     now,
   });
-  const errorBoundary: Interceptor = (next) => async (request) => {
-    try {
-      return await next(request);
-    } catch (error) {
-      throw toWireError(error, log, request.method.name);
-    }
-  };
-  const searchHandler = connectNodeAdapter({
-    routes: (router) => router.service(CalendarService, service),
-    interceptors: [errorBoundary],
-    // A search request is a few hundred bytes; nothing legitimate comes near this.
-    readMaxBytes: 64 * 1024,
-  });
-  const adminHandler = connectNodeAdapter({
-    routes: (router) =>
-      router.service(
-        CalendarAdminService,
-        adminService({ store, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now }),
-      ),
-    interceptors: [errorBoundary],
-    // ImportCalendar carries a whole feed; its own check gives the clearer refusal.
-    readMaxBytes: config.feeds.maxBytes + 64 * 1024,
-  });
-  // Only admin calls may send feed-sized bodies.
+  const health = new HealthState();
   const adminPath = `/${CalendarAdminService.typeName}/`;
+  // Two adapters over the same routes, differing only in the body limit: only
+  // admin calls (ImportCalendar) may send feed-sized bodies. Both list every
+  // service, so reflection and health describe the whole server.
+  const adapter = (readMaxBytes: number) =>
+    connectNodeAdapter({
+      routes: (router) => {
+        router.service(CalendarService, service);
+        router.service(CalendarAdminService, adminService({ store, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now }));
+        registerHealth(router, health);
+        registerReflection(router);
+      },
+      interceptors: [
+        observeCalls(log, [rpcLog(log, AUDITED_SERVICES), ...(metrics === undefined ? [] : [metrics.onCall])]),
+        concurrencyLimit(options.maxConcurrentCalls ?? 256),
+      ],
+      contextValues: peerContextValues,
+      readMaxBytes,
+    });
+  // A search request is a few hundred bytes; nothing legitimate comes near the default 64 KiB.
+  const searchHandler = adapter(options.maxRequestBytes ?? 64 * 1024);
+  const importHandler = adapter(config.feeds.maxBytes + 64 * 1024);
   const handler: typeof searchHandler = (request, response) =>
-    (request.url?.startsWith(adminPath) ? adminHandler : searchHandler)(request, response);
-  const listener = await listenDualProtocol(handler, options.host ?? "127.0.0.1", options.port ?? 50051);
+    (request.url?.startsWith(adminPath) ? importHandler : searchHandler)(request, response);
+  const listener = await listenDualProtocol(handler, host, options.port ?? 50051, options.tls === undefined ? undefined : tlsOptions(options.tls));
+  let admin: AdminListener | undefined;
+  if (metrics !== undefined && options.admin !== undefined) {
+    admin = await listenAdmin(metrics.registry, options.admin.host, options.admin.port).catch(async (error: unknown) => {
+      await listener.close(0);
+      throw error;
+    });
+  }
+  options.onListening?.({ host: listener.host, port: listener.port });
+  await store.loadAll();
+  const refresher = new RefreshScheduler(store, config.calendars);
+  if (options.refreshFeeds ?? true) refresher.start();
+  health.enter("serving");
   return {
     host: listener.host,
     port: listener.port,
+    adminPort: admin?.port,
     store,
-    close: (graceMs) => {
+    health,
+    async close(graceMs) {
+      health.enter("draining");
       refresher.stop();
-      return listener.close(graceMs);
+      await listener.close(graceMs);
+      await admin?.close();
     },
   };
 }
@@ -142,4 +195,9 @@ function cursorKeysFromEnvironment(names: readonly string[]): CursorKey[] {
     // The id is a digest of the secret, so a key keeps its id wherever it sits in the list.
     return { id: createHash("sha256").update(secret).digest("base64url").slice(0, 8), secret: Buffer.from(secret) };
   });
+}
+
+/** 127.0.0.0/8, ::1 and localhost: addresses no other machine can reach. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -61,6 +61,8 @@ export interface StoreOptions {
   readonly onLoadFailure?: (calendarId: string, failure: LoadFailure, detail: string) => void;
   /** Reports each new snapshot, diagnostics included, for the operator's log. */
   readonly onLoaded?: (snapshot: Snapshot) => void;
+  /** Reports a read that found the feed unchanged (for metrics). */
+  readonly onUnchanged?: (calendarId: string) => void;
 }
 
 /** Expansion bounds: a year back and two ahead are materialised. */
@@ -182,6 +184,7 @@ export class CalendarStore {
       if (!read.changed) {
         state.version = read.version ?? state.version;
         this.succeed(state, attemptAt, state.view.snapshot);
+        this.options.onUnchanged?.(config.id);
         return { outcome: "unchanged" };
       }
       const snapshot = snapshotFromText(read.text, config, this.feeds, this.limits(attemptAt), attemptAt);

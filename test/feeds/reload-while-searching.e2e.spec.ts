@@ -47,6 +47,7 @@ beforeAll(async () => {
       principals: [{ id: "an", tokens: ["token-an"] }],
     },
     log: (record) => logs.push(record),
+    serve: { refreshFeeds: true },
   });
   client = new CalqGrpcClient(served.address, "token-an");
 });

@@ -70,16 +70,22 @@ describe("who may call the admin service", () => {
     }
   });
 
-  it("audit-logs every admin call, allowed or not", async () => {
+  it("audit-logs every admin call, allowed or not, with its outcome and correlation id", async () => {
     await admin.getCalendarStatus("local");
     await failureOf(admin.reloadCalendar("local", "token-an"));
-    const audits = logs.filter((record) => record.kind === "audit" && record.capability === "calendar.admin");
+    const audits = logs.filter((record) => record.kind === "audit" && record.msg === "admin call");
     expect(audits).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ principal: "ops", method: "GetCalendarStatus", calendar_id: "local", allowed: true }),
-        expect.objectContaining({ principal: "an", method: "ReloadCalendar", calendar_id: "local", allowed: false }),
+        expect.objectContaining({ principal: "ops", method: "calq.v1.CalendarAdminService/GetCalendarStatus", code: "OK" }),
+        expect.objectContaining({
+          principal: "an",
+          method: "calq.v1.CalendarAdminService/ReloadCalendar",
+          code: "PERMISSION_DENIED",
+          reason: "ADMIN_CAPABILITY_REQUIRED",
+        }),
       ]),
     );
+    expect(audits.every((record) => typeof record.correlation_id === "string")).toBe(true);
   });
 
   it("says CALENDAR_NOT_FOUND for an unknown id (an admin sees every calendar)", async () => {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig, sha256Hex } from "../../src/config/calq-config.js";
 import type { Logger } from "../../src/server/log.js";
-import { startServer, type RunningServer } from "../../src/server/server.js";
+import { startServer, type RunningServer, type ServerOptions } from "../../src/server/server.js";
 
 export interface TestServer {
   readonly server: RunningServer;
@@ -31,6 +31,8 @@ export interface TestServerOptions {
   };
   readonly now?: () => number;
   readonly log?: Logger;
+  /** Further server options (JWT, TLS, limits, ...). */
+  readonly serve?: Partial<Omit<ServerOptions, "config">>;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
@@ -45,7 +47,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     })),
   };
   const config = parseConfig(document, dir);
-  const server = await startServer({ config, port: 0, now: options.now, log: options.log ?? (() => {}) });
+  // Tests reload by hand; a test about refreshing turns it back on through `serve`.
+  const server = await startServer({ refreshFeeds: false, ...options.serve, config, port: 0, now: options.now, log: options.log ?? (() => {}) });
   const address = `127.0.0.1:${server.port}`;
   return {
     server,

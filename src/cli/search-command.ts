@@ -1,0 +1,157 @@
+/**
+ * `calq search`: one search against a running server, for people. Prints a
+ * table in the request's zone (all-day events by their dates), how each
+ * event sits against the window, and how to get the next page; or, with
+ * --json, the responses as the service sent them.
+ *
+ * The window is sent exactly as typed: `2026-10-02T09:00` is a local wall
+ * time that the service reads in --timezone, refusing a time that a DST jump
+ * skips or repeats (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_TIMEZONE) rather than
+ * this command guessing. Refusals print their reason and the service's
+ * advice, and exit 1.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { toJson } from "@bufbuild/protobuf";
+import { ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import {
+  CalendarService,
+  MatchMode,
+  SearchEventsResponseSchema,
+  WindowRelation,
+  type EventOccurrence,
+  type SearchEventsResponse,
+} from "../../gen/calq/v1/calendar_service_pb.js";
+import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { codeName } from "../server/call-observer.js";
+import { UsageError } from "./usage-error.js";
+
+/** The usage text of `calq search`. */
+export const SEARCH_USAGE = `usage: calq search --calendar ID --start T --end-exclusive T --timezone ZONE --mode overlap|start-within [options]
+
+  --calendar ID         a calendar id, or "primary" for your own
+  --start T             first instant, included: 2026-10-02T09:00 (read in --timezone), 2026-10-02, or with an offset
+  --end-exclusive T     first instant after the window, same forms
+  --timezone ZONE       IANA zone the window is read in and times are shown in (Asia/Ho_Chi_Minh)
+  --mode M              overlap (anything sharing time with the window) or start-within (starting in it)
+  --limit N             events per page, 1 to 100 (default 20)
+  --cursor C            continue from a page's cursor
+  --all                 follow cursors to the last page
+  --json                print the responses as JSON instead of a table
+  --address HOST:PORT   server address (or CALQ_ADDRESS; default 127.0.0.1:50051)
+  --token T             bearer token (or CALQ_TOKEN)
+  --tls-ca FILE         connect with TLS, trusting this CA (or CALQ_TLS_CA)`;
+
+const MODES: Record<string, MatchMode> = { overlap: MatchMode.OVERLAP, "start-within": MatchMode.START_WITHIN };
+
+const RELATIONS: Record<WindowRelation, string> = {
+  [WindowRelation.UNSPECIFIED]: "",
+  [WindowRelation.INSIDE]: "inside",
+  [WindowRelation.CROSSES_START]: "crosses start",
+  [WindowRelation.CROSSES_END]: "crosses end",
+  [WindowRelation.SPANS]: "spans window",
+  [WindowRelation.INSTANT]: "instant",
+};
+
+/** Runs the search and returns the exit status: 0 found (or found nothing), 1 refused or unreachable. */
+export async function search(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      calendar: { type: "string" },
+      start: { type: "string" },
+      "end-exclusive": { type: "string" },
+      timezone: { type: "string" },
+      mode: { type: "string" },
+      limit: { type: "string", default: "0" },
+      cursor: { type: "string", default: "" },
+      all: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+      address: { type: "string", default: process.env.CALQ_ADDRESS ?? "127.0.0.1:50051" },
+      token: { type: "string", default: process.env.CALQ_TOKEN },
+      "tls-ca": { type: "string", default: process.env.CALQ_TLS_CA },
+    },
+    strict: true,
+  });
+  for (const required of ["calendar", "start", "end-exclusive", "timezone", "mode"] as const) {
+    if (values[required] === undefined) throw new UsageError(`--${required} is required`);
+  }
+  const matchMode = MODES[values.mode!];
+  if (matchMode === undefined) throw new UsageError(`--mode must be overlap or start-within, not "${values.mode}"`);
+  const limit = Number(values.limit);
+  if (!Number.isInteger(limit)) throw new UsageError(`--limit ${values.limit} is not a whole number`);
+
+  const ca = values["tls-ca"];
+  const transport = createGrpcTransport({
+    baseUrl: `${ca === undefined ? "http" : "https"}://${values.address}`,
+    nodeOptions: ca === undefined ? undefined : { ca: readFileSync(ca) },
+  });
+  const client = createClient(CalendarService, transport);
+  const headers = values.token === undefined ? undefined : { authorization: `Bearer ${values.token}` };
+
+  const pages: SearchEventsResponse[] = [];
+  let cursor = values.cursor!;
+  try {
+    do {
+      const page = await client.searchEvents(
+        { calendarId: values.calendar, start: values.start, endExclusive: values["end-exclusive"], timezone: values.timezone, matchMode, limit, cursor },
+        { headers, timeoutMs: 30_000 },
+      );
+      pages.push(page);
+      cursor = page.nextCursor;
+    } while (values.all && cursor !== "");
+  } catch (error) {
+    err.write(`${describeFailure(error)}\n`);
+    return 1;
+  }
+
+  if (values.json) {
+    for (const page of pages) out.write(`${JSON.stringify(toJson(SearchEventsResponseSchema, page))}\n`);
+  } else {
+    out.write(renderTable(pages, values.mode!));
+  }
+  return 0;
+}
+
+/** "calq: REASON: what to do", with the refusal's facts (e.g. both instants of a repeated hour). */
+function describeFailure(error: unknown): string {
+  const failure = ConnectError.from(error);
+  const info = failure.findDetails(ErrorInfoSchema)[0];
+  const facts = Object.entries(info?.metadata ?? {}).map(([key, value]) => `\n  ${key}: ${value}`);
+  return `calq: ${info?.reason ?? codeName(failure.code)}: ${failure.rawMessage}${facts.join("")}`;
+}
+
+function renderTable(pages: SearchEventsResponse[], mode: string): string {
+  const first = pages[0];
+  const last = pages[pages.length - 1];
+  const query = first.query!;
+  const events = pages.flatMap((page) => page.events);
+  const lines = [
+    `${query.calendarId}: ${events.length} event(s), ${mode}, window in ${query.timezone}` +
+      (last.stale ? " (stale: the last reload failed, showing the last good data)" : ""),
+  ];
+  if (events.length > 0) {
+    const rows = events.map(row);
+    const widths = [0, 1, 2].map((column) => Math.max(...rows.map((cells) => cells[column].length), HEADER[column].length));
+    for (const cells of [HEADER, ...rows]) {
+      lines.push(cells.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]) : cell)).join("  ").trimEnd());
+    }
+  }
+  if (last.nextCursor !== "") lines.push(`more: repeat with --all, or with --cursor ${last.nextCursor}`);
+  return `${lines.join("\n")}\n`;
+}
+
+// Ends are exclusive, as in the contract: an all-day event on the 2nd ends on the 3rd.
+const HEADER = ["START", "END (excl.)", "RELATION", "EVENT"];
+
+/** Local times in the request's zone, as "2026-10-02 08:30"; all-day events by their dates. */
+function row(event: EventOccurrence): string[] {
+  const relation = RELATIONS[event.windowRelation];
+  const title = event.summary + (event.location === "" ? "" : ` @ ${event.location}`);
+  if (event.allDay) {
+    return [event.startDate, event.endDateExclusive, relation, `${title} [all day]`];
+  }
+  const local = (text: string) => text.slice(0, 16).replace("T", " ");
+  return [local(event.startLocal), local(event.endLocal), relation, title];
+}

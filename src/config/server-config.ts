@@ -1,0 +1,265 @@
+/**
+ * How `calq serve` runs: address, TLS, admin (metrics) port, limits, log
+ * level and JWT verification. Each setting comes from calq.yaml, is
+ * overridden by its CALQ_* environment variable, which is overridden by its
+ * flag; `calq serve --print-config` shows the merged result. The calendars,
+ * principals and search limits stay in calq-config.ts.
+ *
+ * calq.yaml keys (all optional):
+ *
+ *   server: { host, port, allow_plaintext_non_loopback, shutdown_grace_seconds,
+ *             max_concurrent_calls, max_request_bytes, log_level }
+ *   tls:    { cert_file, key_file, client_ca_file, principal_from_certificate }
+ *   admin:  { host, port }
+ *   auth:   { jwt: { issuer, audience, jwks_file, hs256_secret_env, clock_skew_seconds } }
+ */
+import { isAbsolute, resolve } from "node:path";
+import { ConfigError } from "./calq-config.js";
+
+/** Least severe level written to the log. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** TLS on the service port; file paths are absolute. */
+export interface TlsSettings {
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** When set, clients must present a certificate signed by this CA (mTLS). */
+  readonly clientCaFile?: string;
+  /** With mTLS: the client certificate's subject CN names the calling principal (a calq.yaml principal id). */
+  readonly principalFromCertificate: boolean;
+}
+
+/** How bearer JWTs are verified (auth.jwt). */
+export interface JwtSettings {
+  /** Required `iss`. */
+  readonly issuer: string;
+  /** Required `aud` (one of the token's audiences). */
+  readonly audience: string;
+  /** RS256/ES256 keys as a JWKS file, re-read when it changes (key rotation). */
+  readonly jwksFile?: string;
+  /** The environment variable holding the HS256 secret. */
+  readonly hs256SecretEnv?: string;
+  /** Tolerance for `exp` and `nbf`. */
+  readonly clockSkewSeconds: number;
+}
+
+/** Everything `calq serve` needs besides the calendars and principals, defaults applied. */
+export interface ServeSettings {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** Plaintext is refused on a non-loopback address unless this is set. */
+  readonly allowPlaintextNonLoopback: boolean;
+  readonly tls?: TlsSettings;
+  /** The metrics port (`/metrics`); no admin listener when undefined. */
+  readonly admin?: { readonly host: string; readonly port: number };
+  /** How long calls in flight may take to finish after SIGTERM. */
+  readonly shutdownGraceSeconds: number;
+  /** Calls served at once; more are refused RESOURCE_EXHAUSTED. */
+  readonly maxConcurrentCalls: number;
+  /** Largest request message accepted. */
+  readonly maxRequestBytes: number;
+  readonly logLevel: LogLevel;
+  readonly jwt?: JwtSettings;
+}
+
+/** One setting and where it is read from, in rising precedence: yaml, env, flag. */
+interface Source {
+  readonly yaml: readonly [section: string, key: string];
+  readonly env: string;
+  readonly flag: string;
+  /** A switch: the flag takes no value. */
+  readonly boolean?: true;
+}
+
+const SOURCES = {
+  host: { yaml: ["server", "host"], env: "CALQ_HOST", flag: "host" },
+  port: { yaml: ["server", "port"], env: "CALQ_PORT", flag: "port" },
+  allowPlaintextNonLoopback: { yaml: ["server", "allow_plaintext_non_loopback"], env: "CALQ_ALLOW_PLAINTEXT_NON_LOOPBACK", flag: "allow-plaintext-non-loopback", boolean: true },
+  shutdownGraceSeconds: { yaml: ["server", "shutdown_grace_seconds"], env: "CALQ_SHUTDOWN_GRACE_SECONDS", flag: "shutdown-grace-seconds" },
+  maxConcurrentCalls: { yaml: ["server", "max_concurrent_calls"], env: "CALQ_MAX_CONCURRENT_CALLS", flag: "max-concurrent-calls" },
+  maxRequestBytes: { yaml: ["server", "max_request_bytes"], env: "CALQ_MAX_REQUEST_BYTES", flag: "max-request-bytes" },
+  logLevel: { yaml: ["server", "log_level"], env: "CALQ_LOG_LEVEL", flag: "log-level" },
+  tlsCertFile: { yaml: ["tls", "cert_file"], env: "CALQ_TLS_CERT_FILE", flag: "tls-cert" },
+  tlsKeyFile: { yaml: ["tls", "key_file"], env: "CALQ_TLS_KEY_FILE", flag: "tls-key" },
+  tlsClientCaFile: { yaml: ["tls", "client_ca_file"], env: "CALQ_TLS_CLIENT_CA_FILE", flag: "tls-client-ca" },
+  principalFromCertificate: { yaml: ["tls", "principal_from_certificate"], env: "CALQ_TLS_PRINCIPAL_FROM_CERTIFICATE", flag: "tls-principal-from-certificate", boolean: true },
+  adminHost: { yaml: ["admin", "host"], env: "CALQ_ADMIN_HOST", flag: "admin-host" },
+  adminPort: { yaml: ["admin", "port"], env: "CALQ_ADMIN_PORT", flag: "admin-port" },
+} as const satisfies Record<string, Source>;
+
+/** The flags of `calq serve` that set these settings, for parseArgs. */
+export const SETTING_FLAGS: Record<string, { type: "string" | "boolean" }> = Object.fromEntries(
+  Object.values(SOURCES).map((source: Source) => [source.flag, { type: source.boolean ? "boolean" : "string" }]),
+);
+
+/** The three places a setting can come from. */
+export interface SettingInputs {
+  /** The calq.yaml document (already parsed), or undefined without one. */
+  readonly document: unknown;
+  /** Folder that relative paths in calq.yaml are read from. */
+  readonly baseDirectory: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** parseArgs values; absent flags are undefined. */
+  readonly flags: Readonly<Record<string, string | boolean | undefined>>;
+}
+
+/** Merges yaml, environment and flags into checked settings; ConfigError names the source at fault. */
+export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
+  const root = isRecord(inputs.document) ? inputs.document : {};
+  const read = (name: keyof typeof SOURCES): { value: unknown; where: string; fromYaml: boolean } | undefined => {
+    const source: Source = SOURCES[name];
+    const flag = inputs.flags[source.flag];
+    if (flag !== undefined) return { value: flag, where: `--${source.flag}`, fromYaml: false };
+    const env = inputs.env[source.env];
+    if (env !== undefined && env !== "") return { value: env, where: source.env, fromYaml: false };
+    const [section, key] = source.yaml;
+    const block = root[section];
+    if (block !== undefined && block !== null && !isRecord(block)) throw new ConfigError(`calq.yaml: ${section}: expected a mapping`);
+    const value = isRecord(block) ? block[key] : undefined;
+    return value === undefined || value === null ? undefined : { value, where: `calq.yaml: ${section}.${key}`, fromYaml: true };
+  };
+  const text = (name: keyof typeof SOURCES) => {
+    const found = read(name);
+    if (found === undefined) return undefined;
+    if (typeof found.value !== "string" || found.value === "") throw new ConfigError(`${found.where}: expected a non-empty string`);
+    return found.value;
+  };
+  const path = (name: keyof typeof SOURCES) => {
+    const found = read(name);
+    const value = text(name);
+    if (value === undefined || found === undefined) return undefined;
+    return isAbsolute(value) ? value : resolve(found.fromYaml ? inputs.baseDirectory : process.cwd(), value);
+  };
+  const number = (name: keyof typeof SOURCES, fallback: number, check: (n: number) => boolean, expected: string) => {
+    const found = read(name);
+    if (found === undefined) return fallback;
+    const value = typeof found.value === "string" && found.value.trim() !== "" ? Number(found.value) : found.value;
+    if (typeof value !== "number" || !check(value)) throw new ConfigError(`${found.where}: expected ${expected}`);
+    return value;
+  };
+  const flag = (name: keyof typeof SOURCES) => {
+    const found = read(name);
+    if (found === undefined) return false;
+    if (typeof found.value === "boolean") return found.value;
+    if (found.value === "true" || found.value === "1") return true;
+    if (found.value === "false" || found.value === "0") return false;
+    throw new ConfigError(`${found.where}: expected true or false`);
+  };
+  const isPort = (n: number) => Number.isInteger(n) && n >= 0 && n <= 65535;
+  const isPositiveInteger = (n: number) => Number.isInteger(n) && n > 0;
+
+  const logLevel = text("logLevel") ?? "info";
+  if (!["debug", "info", "warn", "error"].includes(logLevel)) {
+    throw new ConfigError(`${read("logLevel")!.where}: expected debug, info, warn or error`);
+  }
+  const certFile = path("tlsCertFile");
+  const keyFile = path("tlsKeyFile");
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new ConfigError("tls: cert_file and key_file go together");
+  const clientCaFile = path("tlsClientCaFile");
+  const principalFromCertificate = flag("principalFromCertificate");
+  if (certFile === undefined && (clientCaFile !== undefined || principalFromCertificate)) {
+    throw new ConfigError("tls: client certificates need cert_file and key_file");
+  }
+  if (principalFromCertificate && clientCaFile === undefined) throw new ConfigError("tls: principal_from_certificate needs client_ca_file");
+  const adminPort = read("adminPort") === undefined ? undefined : number("adminPort", 0, isPort, "a port number");
+
+  return {
+    host: text("host") ?? "127.0.0.1",
+    port: number("port", 50051, isPort, "a port number (0 picks a free one)"),
+    allowPlaintextNonLoopback: flag("allowPlaintextNonLoopback"),
+    tls: certFile === undefined || keyFile === undefined ? undefined : { certFile, keyFile, clientCaFile, principalFromCertificate },
+    admin: adminPort === undefined ? undefined : { host: text("adminHost") ?? "127.0.0.1", port: adminPort },
+    shutdownGraceSeconds: number("shutdownGraceSeconds", 10, (n) => n >= 0 && Number.isFinite(n), "a number of seconds"),
+    maxConcurrentCalls: number("maxConcurrentCalls", 256, isPositiveInteger, "a positive integer"),
+    maxRequestBytes: number("maxRequestBytes", 64 * 1024, isPositiveInteger, "a positive number of bytes"),
+    logLevel: logLevel as LogLevel,
+    jwt: parseJwt(root.auth, inputs.baseDirectory),
+  };
+}
+
+/** auth.jwt, from calq.yaml only: it names a key file and an environment variable, never a secret itself. */
+function parseJwt(auth: unknown, baseDirectory: string): JwtSettings | undefined {
+  if (auth === undefined || auth === null) return undefined;
+  if (!isRecord(auth)) throw new ConfigError("calq.yaml: auth: expected a mapping");
+  if (auth.jwt === undefined || auth.jwt === null) return undefined;
+  if (!isRecord(auth.jwt)) throw new ConfigError("calq.yaml: auth.jwt: expected a mapping");
+  const jwt = auth.jwt;
+  const string = (key: string, required: boolean) => {
+    const value = jwt[key];
+    if (value === undefined || value === null) {
+      if (required) throw new ConfigError(`calq.yaml: auth.jwt.${key} is required`);
+      return undefined;
+    }
+    if (typeof value !== "string" || value === "") throw new ConfigError(`calq.yaml: auth.jwt.${key}: expected a non-empty string`);
+    return value;
+  };
+  const jwksFile = string("jwks_file", false);
+  const hs256SecretEnv = string("hs256_secret_env", false);
+  if (jwksFile === undefined && hs256SecretEnv === undefined) {
+    throw new ConfigError("calq.yaml: auth.jwt needs jwks_file (RS256/ES256) or hs256_secret_env (HS256), or both");
+  }
+  const skew = jwt.clock_skew_seconds ?? 30;
+  if (typeof skew !== "number" || !(skew >= 0 && skew <= 300)) {
+    throw new ConfigError("calq.yaml: auth.jwt.clock_skew_seconds: expected 0 to 300 seconds");
+  }
+  return {
+    issuer: string("issuer", true)!,
+    audience: string("audience", true)!,
+    jwksFile: jwksFile === undefined ? undefined : resolve(baseDirectory, jwksFile),
+    hs256SecretEnv,
+    clockSkewSeconds: skew,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Keys whose values are credentials (or digests of them): shown as [redacted]. Keys ending in _env name a variable and are shown. */
+const SECRET_KEY = /(^|_)(tokens?|secrets?|passwords?)$/i;
+
+/**
+ * What `calq serve --print-config` prints: `document` (calq.yaml, or what
+ * stands for it) with the serve sections replaced by the merged settings,
+ * and every credential redacted.
+ */
+export function printableConfig(document: Record<string, unknown>, settings: ServeSettings): Record<string, unknown> {
+  const { server: _server, tls: _tls, admin: _admin, auth: _auth, ...rest } = document;
+  const { tls, admin, jwt } = settings;
+  return {
+    ...(redact(rest) as Record<string, unknown>),
+    server: {
+      host: settings.host,
+      port: settings.port,
+      allow_plaintext_non_loopback: settings.allowPlaintextNonLoopback,
+      shutdown_grace_seconds: settings.shutdownGraceSeconds,
+      max_concurrent_calls: settings.maxConcurrentCalls,
+      max_request_bytes: settings.maxRequestBytes,
+      log_level: settings.logLevel,
+    },
+    tls: tls && {
+      cert_file: tls.certFile,
+      key_file: tls.keyFile,
+      client_ca_file: tls.clientCaFile,
+      principal_from_certificate: tls.principalFromCertificate,
+    },
+    admin: admin && { host: admin.host, port: admin.port },
+    auth: jwt && {
+      jwt: {
+        issuer: jwt.issuer,
+        audience: jwt.audience,
+        jwks_file: jwt.jwksFile,
+        hs256_secret_env: jwt.hs256SecretEnv,
+        clock_skew_seconds: jwt.clockSkewSeconds,
+      },
+    },
+  };
+}
+
+function redact(value: unknown, key = ""): unknown {
+  if (SECRET_KEY.test(key)) return Array.isArray(value) ? value.map(() => "[redacted]") : "[redacted]";
+  if (Array.isArray(value)) return value.map((item) => redact(item));
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redact(item, name)]));
+  return value;
+}

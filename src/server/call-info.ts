@@ -1,0 +1,24 @@
+/**
+ * What the server learns about one call while serving it: the correlation
+ * id it was given on arrival, who the caller turned out to be, and the calq
+ * reason of a refusal. Logs and metrics read it when the call ends.
+ */
+import { createContextKey, type HandlerContext } from "@connectrpc/connect";
+
+/** One call, as learnt while serving it. */
+export interface CallInfo {
+  /** Names the call in the log, and in an INTERNAL error's message. */
+  readonly correlationId: string;
+  /** Set once the caller is authenticated. */
+  principalId?: string;
+  /** The calq reason of a refusal (SPEC §8), when there was one. */
+  reason?: string;
+}
+
+/** Where a call's CallInfo sits among its context values; undefined outside a served call. */
+export const CALL_INFO = createContextKey<CallInfo | undefined>(undefined, { description: "calq call info" });
+
+/** The CallInfo of the call being served, if any. */
+export function callInfo(context: Pick<HandlerContext, "values">): CallInfo | undefined {
+  return context.values.get(CALL_INFO);
+}

@@ -1,0 +1,72 @@
+/**
+ * The standard gRPC health service (grpc.health.v1.Health), so load
+ * balancers and orchestrators know when to send calq traffic. The server is
+ * NOT_SERVING until the first load of its calendars has finished, SERVING
+ * then, and NOT_SERVING again once it starts draining before exit. Every
+ * served service shares that state: they all read the same calendars.
+ */
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
+
+/** Where the server is in its life. */
+export type Phase = "starting" | "serving" | "draining";
+
+/** The server's phase, and who is waiting to hear when it changes. */
+export class HealthState {
+  private current: Phase = "starting";
+  private waiters = new Set<() => void>();
+
+  get phase(): Phase {
+    return this.current;
+  }
+
+  /** Moves to a later phase (never back) and wakes every Watch. */
+  enter(phase: Phase): void {
+    const order: Phase[] = ["starting", "serving", "draining"];
+    if (order.indexOf(phase) <= order.indexOf(this.current)) return;
+    this.current = phase;
+    const waiters = this.waiters;
+    this.waiters = new Set();
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves at the next phase change, or when `signal` aborts. */
+  changed(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        signal.removeEventListener("abort", wake);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      this.waiters.add(wake);
+      signal.addEventListener("abort", wake, { once: true });
+    });
+  }
+}
+
+/**
+ * Registers grpc.health.v1.Health. It answers about "" (the whole server)
+ * and every service on the router; Check refuses other names with NOT_FOUND,
+ * as the health protocol says, and Watch reports them SERVICE_UNKNOWN.
+ */
+export function registerHealth(router: ConnectRouter, state: HealthState): void {
+  const known = (service: string) => service === "" || router.handlers.some((handler) => handler.service.typeName === service);
+  const status = () => (state.phase === "serving" ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
+
+  router.service(Health, {
+    check(request) {
+      if (!known(request.service)) throw new ConnectError(`unknown service ${request.service}`, Code.NotFound);
+      return { status: status() };
+    },
+    async *watch(request, context) {
+      // A draining server ends the stream after saying so, so draining is not held up by watchers.
+      for (;;) {
+        yield { status: known(request.service) ? status() : ServingStatus.SERVICE_UNKNOWN };
+        if (state.phase === "draining") return;
+        await state.changed(context.signal);
+        // Past the client's deadline (or after it left) the stream ends with that status, not OK.
+        context.signal.throwIfAborted();
+      }
+    },
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * gRPC server reflection (grpc.reflection.v1 and v1alpha), so grpcurl and
+ * similar tools can list calq's services, describe them and build requests
+ * without local .proto files. connect-node has none built in; this answers
+ * from the protobuf-es descriptors the generated code embeds.
+ *
+ * The answer covers every service registered on the router, whenever it was
+ * registered, so a service added later needs no change here.
+ */
+import { create, fromBinary, toBinary, type DescFile, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import { nestedTypes } from "@bufbuild/protobuf/reflect";
+import { Code, type ConnectRouter } from "@connectrpc/connect";
+import {
+  ServerReflection as ServerReflectionV1,
+  ServerReflectionRequestSchema as RequestV1,
+  ServerReflectionResponseSchema as ResponseV1,
+  type ServerReflectionRequest,
+  type ServerReflectionResponse,
+} from "../../gen/grpc/reflection/v1/reflection_pb.js";
+import {
+  ServerReflection as ServerReflectionV1alpha,
+  ServerReflectionRequestSchema as RequestV1alpha,
+  ServerReflectionResponseSchema as ResponseV1alpha,
+} from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
+
+/** What reflection knows: the served services and every file they need, by file name and by symbol. */
+interface Catalog {
+  readonly serviceNames: string[];
+  readonly fileByName: Map<string, DescFile>;
+  readonly fileBySymbol: Map<string, DescFile>;
+}
+
+function catalogOf(services: Iterable<DescService>): Catalog {
+  const serviceNames = new Set<string>();
+  const fileByName = new Map<string, DescFile>();
+  const fileBySymbol = new Map<string, DescFile>();
+  const addFile = (file: DescFile): void => {
+    if (fileByName.has(file.proto.name)) return;
+    fileByName.set(file.proto.name, file);
+    // nestedTypes includes messages and enums nested in messages.
+    for (const type of nestedTypes(file)) {
+      fileBySymbol.set(type.typeName, file);
+      if (type.kind === "service") for (const method of type.methods) fileBySymbol.set(`${type.typeName}.${method.name}`, file);
+    }
+    file.dependencies.forEach(addFile);
+  };
+  for (const service of services) {
+    serviceNames.add(service.typeName);
+    addFile(service.file);
+  }
+  return { serviceNames: [...serviceNames].sort(), fileByName, fileBySymbol };
+}
+
+/** A file and the files it imports, transitively, each once, the file first (what grpcurl expects). */
+function withDependencies(file: DescFile): Uint8Array[] {
+  const seen = new Set<string>();
+  const out: Uint8Array[] = [];
+  const visit = (current: DescFile): void => {
+    if (seen.has(current.proto.name)) return;
+    seen.add(current.proto.name);
+    out.push(toBinary(FileDescriptorProtoSchema, current.proto));
+    current.dependencies.forEach(visit);
+  };
+  visit(file);
+  return out;
+}
+
+/** The answer to one reflection question. */
+function answer(catalog: Catalog, request: ServerReflectionRequest): ServerReflectionResponse {
+  const reply = (messageResponse: MessageInitShape<typeof ResponseV1>["messageResponse"]) =>
+    create(ResponseV1, { originalRequest: request, messageResponse });
+  const notFound = (what: string) =>
+    reply({ case: "errorResponse", value: { errorCode: Code.NotFound, errorMessage: `${what} not found` } });
+  const files = (file: DescFile | undefined, what: string) =>
+    file === undefined
+      ? notFound(what)
+      : reply({ case: "fileDescriptorResponse", value: { fileDescriptorProto: withDependencies(file) } });
+
+  const question = request.messageRequest;
+  switch (question.case) {
+    case "listServices":
+      return reply({
+        case: "listServicesResponse",
+        value: { service: catalog.serviceNames.map((name) => ({ name })) },
+      });
+    case "fileByFilename":
+      return files(catalog.fileByName.get(question.value), `file ${question.value}`);
+    case "fileContainingSymbol":
+      return files(catalog.fileBySymbol.get(question.value.replace(/^\./, "")), `symbol ${question.value}`);
+    case "fileContainingExtension":
+      // calq's protos define no extensions.
+      return notFound(`extension ${question.value.extensionNumber} of ${question.value.containingType}`);
+    case "allExtensionNumbersOfType": {
+      const known = catalog.fileBySymbol.has(question.value);
+      return known
+        ? reply({ case: "allExtensionNumbersResponse", value: { baseTypeName: question.value } })
+        : notFound(`type ${question.value}`);
+    }
+    default:
+      return reply({
+        case: "errorResponse",
+        value: { errorCode: Code.InvalidArgument, errorMessage: "empty reflection request" },
+      });
+  }
+}
+
+/**
+ * Registers grpc.reflection.v1 and v1alpha on the router. The catalog is
+ * built on first use, from the services registered by then.
+ */
+export function registerReflection(router: ConnectRouter): void {
+  let catalog: Catalog | undefined;
+  const current = () => (catalog ??= catalogOf(router.handlers.map((handler) => handler.service)));
+
+  router.service(ServerReflectionV1, {
+    async *serverReflectionInfo(requests) {
+      for await (const request of requests) yield answer(current(), request);
+    },
+  });
+  // v1alpha is wire-identical to v1, so its questions are read as v1 and the answers written back as bytes.
+  router.service(ServerReflectionV1alpha, {
+    async *serverReflectionInfo(requests) {
+      for await (const request of requests) {
+        const v1 = answer(current(), fromBinary(RequestV1, toBinary(RequestV1alpha, request)));
+        yield fromBinary(ResponseV1alpha, toBinary(ResponseV1, v1));
+      }
+    },
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * `calq search` as a person runs it, against a real server on a real port:
+ * a readable table in the request's zone, JSON on request, cursors followed
+ * with --all, and refusals printed with their reason and advice.
+ */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ics, vevent } from "../support/feeds.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
+let served: TestServer;
+
+beforeAll(async () => {
+  served = await startTestServer({
+    calendars: {
+      work: ics(
+        "X-WR-TIMEZONE:Asia/Ho_Chi_Minh",
+        ...vevent("UID:review", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000", "SUMMARY:Design review", "LOCATION:Room 3.2"),
+        ...vevent("UID:workshop", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T113000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T123000", "SUMMARY:Workshop"),
+        ...vevent("UID:holiday", "DTSTART;VALUE=DATE:20261002", "SUMMARY:Holiday"),
+      ),
+    },
+    config: {
+      calendars: [{ id: "work", source: "work.ics", timezone: "Asia/Ho_Chi_Minh", readers: ["an"] }],
+      principals: [{ id: "an", primary: "work", tokens: ["token-an"] }],
+    },
+  });
+});
+
+afterAll(() => served.close());
+
+/** Runs `calq search ARGS` with the server's address and An's token in the environment. */
+async function calqSearch(args: string[], env: NodeJS.ProcessEnv = {}) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CALQ, "search", ...args], {
+      env: { ...process.env, CALQ_ADDRESS: served.address, CALQ_TOKEN: "token-an", ...env },
+      timeout: 20_000,
+    });
+    return { status: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { status: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+const FRIDAY_MORNING = ["--calendar", "primary", "--start", "2026-10-02T09:00", "--end-exclusive", "2026-10-02T12:00", "--timezone", "Asia/Ho_Chi_Minh"];
+
+describe("calq search", () => {
+  it("prints a table in the request's zone: local times, all-day dates, the window relation", async () => {
+    const run = await calqSearch([...FRIDAY_MORNING, "--mode", "overlap"]);
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("work: 3 event(s), overlap, window in Asia/Ho_Chi_Minh");
+    expect(lines[1]).toMatch(/^START\s+END \(excl\.\)\s+RELATION\s+EVENT$/);
+    expect(lines[2]).toMatch(/^2026-10-02\s+2026-10-03\s+spans window\s+Holiday \[all day\]$/);
+    expect(lines[3]).toMatch(/^2026-10-02 08:30\s+2026-10-02 09:30\s+crosses start\s+Design review @ Room 3.2$/);
+    expect(lines[4]).toMatch(/^2026-10-02 11:30\s+2026-10-02 12:30\s+crosses end\s+Workshop$/);
+    expect(lines).toHaveLength(5);
+  });
+
+  it("shows the same events in another zone's local times", async () => {
+    const run = await calqSearch(["--calendar", "work", "--start", "2026-10-02T03:00", "--end-exclusive", "2026-10-02T04:00", "--timezone", "Europe/Paris", "--mode", "start-within"]);
+    expect(run.stdout).toMatch(/2026-10-02 03:30\s+2026-10-02 04:30\s+crosses end\s+Design review/);
+  });
+
+  it("pages: a cursor hint without --all, every page with it", async () => {
+    const args = [...FRIDAY_MORNING, "--mode", "overlap", "--limit", "1"];
+    const first = await calqSearch(args);
+    expect(first.stdout).toMatch(/^more: repeat with --all, or with --cursor \S+$/m);
+    const all = await calqSearch([...args, "--all"]);
+    expect(all.stdout).toContain("work: 3 event(s)");
+    expect(all.stdout).not.toContain("more:");
+    const cursor = /--cursor (\S+)/.exec(first.stdout)![1];
+    const rest = await calqSearch([...args, "--cursor", cursor, "--all"]);
+    expect(rest.stdout).toContain("work: 2 event(s)");
+  });
+
+  it("prints the service's JSON with --json, one line per page", async () => {
+    const run = await calqSearch([...FRIDAY_MORNING, "--mode", "start-within", "--json"]);
+    const pages = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(pages).toHaveLength(1);
+    expect(pages[0].events.map((event: { summary: string }) => event.summary)).toEqual(["Workshop"]);
+    expect(pages[0].query.matchMode).toBe("MATCH_MODE_START_WITHIN");
+  });
+
+  it("prints a refusal's reason, advice and facts, and exits 1", async () => {
+    const run = await calqSearch(["--calendar", "work", "--start", "2026-11-01T01:30", "--end-exclusive", "2026-11-01T03:00", "--timezone", "America/New_York", "--mode", "overlap"]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^calq: AMBIGUOUS_TIMEZONE: .*happens twice/);
+    expect(run.stderr).toContain("earlier: 2026-11-01T01:30:00-04:00");
+    expect(run.stdout).toBe("");
+    const unauthenticated = await calqSearch([...FRIDAY_MORNING, "--mode", "overlap"], { CALQ_TOKEN: "wrong" });
+    expect(unauthenticated.status).toBe(1);
+    expect(unauthenticated.stderr).toMatch(/^calq: UNAUTHENTICATED: .*fix the credentials/);
+  });
+
+  it("exits 2 with the usage on a missing or unknown mode", async () => {
+    const run = await calqSearch([...FRIDAY_MORNING, "--mode", "during"]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("--mode must be overlap or start-within");
+    expect(run.stderr).toContain("usage: calq search");
+  });
+});

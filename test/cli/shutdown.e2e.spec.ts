@@ -1,0 +1,150 @@
+/**
+ * SIGTERM to a real `calq serve` process: health turns NOT_SERVING, a call
+ * in flight (a reflection stream the client is slow to finish) completes,
+ * and the process exits 0; a call that outlives the grace period is cut so
+ * the process still exits.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  HealthCheckRequestSchema,
+  HealthCheckResponseSchema,
+  HealthCheckResponse_ServingStatus as ServingStatus,
+  type HealthCheckResponse,
+} from "../../gen/grpc/health/v1/health_pb.js";
+import {
+  ServerReflectionRequestSchema,
+  ServerReflectionResponseSchema,
+  type ServerReflectionRequest,
+  type ServerReflectionResponse,
+} from "../../gen/grpc/reflection/v1/reflection_pb.js";
+
+const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
+const running: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+interface Served {
+  readonly child: ChildProcess;
+  readonly address: string;
+  /** Resolves when stderr has shown a line containing `text`. */
+  logged(text: string): Promise<void>;
+  readonly exited: Promise<number | null>;
+}
+
+async function serve(graceSeconds: number): Promise<Served> {
+  const child = spawn(process.execPath, [CALQ, "serve", "--data", "data", "--port", "0", "--shutdown-grace-seconds", String(graceSeconds)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.push(child);
+  let err = "";
+  const watchers: (() => void)[] = [];
+  child.stderr!.on("data", (chunk) => {
+    err += chunk;
+    for (const watcher of watchers) watcher();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  const address = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk) => {
+      out += chunk;
+      const match = /listening on (\S+):(\d+)/.exec(out);
+      if (match) resolve(`${match[1]}:${match[2]}`);
+    });
+    void exited.then((code) => reject(new Error(`calq exited ${code}: ${err}`)));
+  });
+  const logged = (text: string) =>
+    new Promise<void>((resolve) => {
+      const check = () => err.includes(text) && resolve();
+      watchers.push(check);
+      check();
+    });
+  return { child, address, logged, exited };
+}
+
+/** A reflection stream: ask a question, await its answer, end when told. */
+function reflectionStream(client: grpc.Client) {
+  const call = client.makeBidiStreamRequest(
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    (message: ServerReflectionRequest) => Buffer.from(toBinary(ServerReflectionRequestSchema, message)),
+    (bytes: Buffer) => fromBinary(ServerReflectionResponseSchema, bytes),
+  );
+  const answers: ServerReflectionResponse[] = [];
+  let waiting: (() => void) | undefined;
+  call.on("data", (answer: ServerReflectionResponse) => {
+    answers.push(answer);
+    waiting?.();
+  });
+  call.on("error", () => {});
+  const status = new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
+  return {
+    status,
+    ask(question: ServerReflectionRequest["messageRequest"]): Promise<ServerReflectionResponse> {
+      const count = answers.length;
+      return new Promise((resolve) => {
+        waiting = () => answers.length > count && resolve(answers[count]);
+        call.write(create(ServerReflectionRequestSchema, { messageRequest: question }));
+      });
+    },
+    end: () => call.end(),
+  };
+}
+
+function watchHealth(client: grpc.Client) {
+  const seen: ServingStatus[] = [];
+  const call = client.makeServerStreamRequest(
+    "/grpc.health.v1.Health/Watch",
+    () => Buffer.from(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema))),
+    (bytes: Buffer) => fromBinary(HealthCheckResponseSchema, bytes),
+    {},
+  );
+  call.on("data", (response: HealthCheckResponse) => seen.push(response.status));
+  call.on("error", () => {});
+  return { seen, status: new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve)) };
+}
+
+describe("SIGTERM", () => {
+  it("drains: health goes NOT_SERVING, the call in flight finishes, the process exits 0", async () => {
+    const served = await serve(10);
+    const client = new grpc.Client(served.address, grpc.credentials.createInsecure());
+    try {
+      const health = watchHealth(client);
+      const stream = reflectionStream(client);
+      const listed = await stream.ask({ case: "listServices", value: "" });
+      expect(listed.messageResponse.case).toBe("listServicesResponse");
+
+      served.child.kill("SIGTERM");
+      await served.logged('"msg":"draining"');
+      expect((await health.status).code).toBe(grpc.status.OK);
+      expect(health.seen).toEqual([ServingStatus.SERVING, ServingStatus.NOT_SERVING]);
+
+      // The client is slow: its second question comes after the server began draining.
+      const described = await stream.ask({ case: "fileContainingSymbol", value: "calq.v1.CalendarService" });
+      expect(described.messageResponse.case).toBe("fileDescriptorResponse");
+      stream.end();
+      expect((await stream.status).code).toBe(grpc.status.OK);
+      expect(await served.exited).toBe(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("cuts a call that outlives the grace period, and still exits 0", async () => {
+    const served = await serve(0.5);
+    const client = new grpc.Client(served.address, grpc.credentials.createInsecure());
+    try {
+      const stream = reflectionStream(client);
+      await stream.ask({ case: "listServices", value: "" });
+      served.child.kill("SIGTERM");
+      expect(await served.exited).toBe(0);
+      expect((await stream.status).code).not.toBe(grpc.status.OK);
+    } finally {
+      client.close();
+    }
+  });
+});

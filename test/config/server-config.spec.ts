@@ -1,0 +1,75 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/config/calq-config.js";
+import { printableConfig, resolveServeSettings, type SettingInputs } from "../../src/config/server-config.js";
+
+const settings = (inputs: Partial<SettingInputs>) =>
+  resolveServeSettings({ document: undefined, baseDirectory: "/etc/calq", env: {}, flags: {}, ...inputs });
+
+describe("serve settings: calq.yaml, then CALQ_* variables, then flags", () => {
+  const document = {
+    server: { host: "127.0.0.2", port: 6000, max_concurrent_calls: 10, log_level: "warn" },
+    admin: { port: 9100 },
+  };
+
+  it("defaults to plaintext on 127.0.0.1:50051 with no admin port", () => {
+    expect(settings({})).toMatchObject({ host: "127.0.0.1", port: 50051, tls: undefined, admin: undefined, logLevel: "info", maxConcurrentCalls: 256 });
+  });
+
+  it("reads calq.yaml", () => {
+    expect(settings({ document })).toMatchObject({ host: "127.0.0.2", port: 6000, maxConcurrentCalls: 10, logLevel: "warn", admin: { host: "127.0.0.1", port: 9100 } });
+  });
+
+  it("lets an environment variable override calq.yaml, and a flag override both", () => {
+    const env = { CALQ_PORT: "7000", CALQ_LOG_LEVEL: "debug", CALQ_ADMIN_PORT: "9200" };
+    expect(settings({ document, env })).toMatchObject({ host: "127.0.0.2", port: 7000, logLevel: "debug", admin: { port: 9200 } });
+    expect(settings({ document, env, flags: { port: "8000", host: "::1" } })).toMatchObject({ host: "::1", port: 8000, logLevel: "debug" });
+  });
+
+  it("treats an empty variable as unset", () => {
+    expect(settings({ document, env: { CALQ_PORT: "" } }).port).toBe(6000);
+  });
+
+  it("reads calq.yaml paths from its folder, and variable or flag paths from the working directory", () => {
+    const tlsDocument = { tls: { cert_file: "tls/server.crt", key_file: "/keys/server.key" } };
+    expect(settings({ document: tlsDocument }).tls).toEqual({
+      certFile: "/etc/calq/tls/server.crt",
+      keyFile: "/keys/server.key",
+      clientCaFile: undefined,
+      principalFromCertificate: false,
+    });
+    expect(settings({ document: tlsDocument, flags: { "tls-cert": "mine.crt" } }).tls?.certFile).toBe(join(process.cwd(), "mine.crt"));
+  });
+
+  it.each([
+    [{ flags: { port: "http" } }, "--port: expected a port number"],
+    [{ env: { CALQ_MAX_CONCURRENT_CALLS: "0" } }, "CALQ_MAX_CONCURRENT_CALLS: expected a positive integer"],
+    [{ document: { server: { log_level: "loud" } } }, "calq.yaml: server.log_level: expected debug, info, warn or error"],
+    [{ document: { tls: { cert_file: "a.crt" } } }, "tls: cert_file and key_file go together"],
+    [{ document: { tls: { cert_file: "a.crt", key_file: "a.key", principal_from_certificate: true } } }, "principal_from_certificate needs client_ca_file"],
+    [{ document: { auth: { jwt: { issuer: "i", audience: "a" } } } }, "auth.jwt needs jwks_file"],
+    [{ document: { auth: { jwt: { audience: "a", jwks_file: "k.json" } } } }, "auth.jwt.issuer is required"],
+  ] as [Partial<SettingInputs>, string][])("refuses a bad value and names where it came from (%#)", (inputs, message) => {
+    expect(() => settings(inputs)).toThrow(ConfigError);
+    expect(() => settings(inputs)).toThrow(message);
+  });
+});
+
+describe("--print-config", () => {
+  it("shows the merged settings and redacts credentials, but not the names of variables holding them", () => {
+    const document = {
+      calendars: [{ id: "work", source: "work.ics", readers: ["an"] }],
+      principals: [{ id: "an", tokens: ["sha256:abcd"] }],
+      server: { port: 6000 },
+      auth: { jwt: { issuer: "https://id", audience: "calq", hs256_secret_env: "CALQ_JWT_SECRET" } },
+    };
+    const shown = printableConfig(document, settings({ document, flags: { port: "7000" } }));
+    expect(shown).toMatchObject({
+      calendars: document.calendars,
+      principals: [{ id: "an", tokens: ["[redacted]"] }],
+      server: { host: "127.0.0.1", port: 7000, log_level: "info" },
+      auth: { jwt: { hs256_secret_env: "CALQ_JWT_SECRET", clock_skew_seconds: 30 } },
+    });
+    expect(JSON.stringify(shown)).not.toContain("abcd");
+  });
+});

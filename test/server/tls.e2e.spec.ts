@@ -1,0 +1,142 @@
+/**
+ * TLS and mTLS handshakes over a real port, with certificates made in the
+ * test: gRPC (ALPN h2) and Connect (ALPN http/1.1) over TLS; with a client
+ * CA, clients without a certificate from it are refused at the handshake,
+ * and the certificate's subject CN names the principal.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import * as grpc from "@grpc/grpc-js";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CalendarService,
+  GetCallerContextRequestSchema,
+  GetCallerContextResponseSchema,
+  type GetCallerContextResponse,
+} from "../../gen/calq/v1/calendar_service_pb.js";
+import type { TlsSettings } from "../../src/config/server-config.js";
+import { certificateAuthority, leafCertificate, type Pem } from "../support/certificates.js";
+import { ics, vevent } from "../support/feeds.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+let dir: string;
+let ca: Pem;
+let client: Pem;
+let stranger: Pem;
+let tlsSettings: TlsSettings;
+
+beforeAll(async () => {
+  ca = await certificateAuthority("calq test CA");
+  const server = await leafCertificate(ca, "calq.test", "server");
+  client = await leafCertificate(ca, "an", "client");
+  stranger = await leafCertificate(await certificateAuthority("someone else's CA"), "an", "client");
+  dir = mkdtempSync(join(tmpdir(), "calq-tls-"));
+  const write = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  tlsSettings = { certFile: write("server.crt", server.cert), keyFile: write("server.key", server.key), principalFromCertificate: false };
+  write("ca.crt", ca.cert);
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function serve(tls: TlsSettings): Promise<TestServer> {
+  return startTestServer({
+    calendars: { work: ics(...vevent("UID:a", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", "SUMMARY:A")) },
+    config: {
+      calendars: [{ id: "work", source: "work.ics", readers: ["an"] }],
+      principals: [{ id: "an", primary: "work", tokens: ["token-an"] }],
+    },
+    serve: { tls },
+  });
+}
+
+/** GetCallerContext over gRPC with the given channel credentials and optional bearer token. */
+function whoAmI(address: string, credentials: grpc.ChannelCredentials, token?: string): Promise<GetCallerContextResponse> {
+  const channel = new grpc.Client(address, credentials);
+  const metadata = new grpc.Metadata();
+  if (token !== undefined) metadata.set("authorization", `Bearer ${token}`);
+  return new Promise<GetCallerContextResponse>((resolve, reject) =>
+    channel.makeUnaryRequest(
+      "/calq.v1.CalendarService/GetCallerContext",
+      () => Buffer.from(toBinary(GetCallerContextRequestSchema, create(GetCallerContextRequestSchema))),
+      (bytes: Buffer) => fromBinary(GetCallerContextResponseSchema, bytes),
+      {},
+      metadata,
+      { deadline: Date.now() + 5_000 },
+      (error, response) => (error ? reject(error) : resolve(response!)),
+    ),
+  ).finally(() => channel.close());
+}
+
+const trusting = (pem?: Pem) =>
+  grpc.credentials.createSsl(Buffer.from(ca.cert), pem === undefined ? null : Buffer.from(pem.key), pem === undefined ? null : Buffer.from(pem.cert));
+
+describe("TLS", () => {
+  let served: TestServer;
+  beforeAll(async () => {
+    served = await serve(tlsSettings);
+  });
+  afterAll(() => served.close());
+
+  it("serves gRPC over TLS (ALPN h2) to a client that trusts the CA", async () => {
+    expect((await whoAmI(served.address, trusting(), "token-an")).principalId).toBe("an");
+  });
+
+  it("serves Connect over TLS on HTTP/1.1 (ALPN http/1.1) on the same port", async () => {
+    const transport = createConnectTransport({ baseUrl: `https://${served.address}`, httpVersion: "1.1", nodeOptions: { ca: ca.cert } });
+    const response = await createClient(CalendarService, transport).getCallerContext({}, { headers: { authorization: "Bearer token-an" } });
+    expect(response.principalId).toBe("an");
+  });
+
+  it("does not speak cleartext on a TLS port", async () => {
+    await expect(whoAmI(served.address, grpc.credentials.createInsecure(), "token-an")).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  });
+
+  it("is reachable by calq search --tls-ca", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      join(import.meta.dirname, "../../bin/calq.mjs"),
+      "search",
+      ...["--address", served.address, "--token", "token-an", "--tls-ca", join(dir, "ca.crt")],
+      ...["--calendar", "primary", "--start", "2026-10-02", "--end-exclusive", "2026-10-03", "--timezone", "UTC", "--mode", "overlap"],
+    ]);
+    expect(stdout).toMatch(/2026-10-02 02:00\s+2026-10-02 03:00\s+inside\s+A/);
+  });
+
+  it("still needs credentials: TLS alone names no one", async () => {
+    await expect(whoAmI(served.address, trusting())).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+  });
+});
+
+describe("mTLS", () => {
+  let served: TestServer;
+  beforeAll(async () => {
+    served = await serve({ ...tlsSettings, clientCaFile: join(dir, "ca.crt"), principalFromCertificate: true });
+  });
+  afterAll(() => served.close());
+
+  it("takes the principal from the client certificate's subject CN", async () => {
+    const caller = await whoAmI(served.address, trusting(client));
+    expect(caller.principalId).toBe("an");
+    expect(caller.primaryCalendarId).toBe("work");
+  });
+
+  it("lets a bearer token speak for the caller over an mTLS connection", async () => {
+    expect((await whoAmI(served.address, trusting(client), "token-an")).principalId).toBe("an");
+  });
+
+  it("refuses the handshake without a client certificate", async () => {
+    await expect(whoAmI(served.address, trusting(), "token-an")).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  });
+
+  it("refuses the handshake with a certificate from another CA", async () => {
+    await expect(whoAmI(served.address, trusting(stranger))).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  });
+});
