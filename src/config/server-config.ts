@@ -257,8 +257,24 @@ export function printableConfig(document: Record<string, unknown>, settings: Ser
   };
 }
 
+/**
+ * A feed URL without its path, query and user info: private calendar
+ * addresses (Google's "secret address", Outlook's published links) carry
+ * their secret there. Paths to files are shown as they are.
+ */
+function redactUrl(source: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return source;
+  try {
+    const url = new URL(source);
+    return `${url.protocol}//${url.host}/[redacted]`;
+  } catch {
+    return "[redacted]";
+  }
+}
+
 function redact(value: unknown, key = ""): unknown {
   if (SECRET_KEY.test(key)) return Array.isArray(value) ? value.map(() => "[redacted]") : "[redacted]";
+  if (key === "source" && typeof value === "string") return redactUrl(value);
   if (Array.isArray(value)) return value.map((item) => redact(item));
   if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redact(item, name)]));
   return value;

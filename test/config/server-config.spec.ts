@@ -72,4 +72,18 @@ describe("--print-config", () => {
     });
     expect(JSON.stringify(shown)).not.toContain("abcd");
   });
+
+  it("shows a feed URL's host only: private calendar links carry their secret in the path or query", () => {
+    const document = {
+      calendars: [
+        { id: "team", source: "https://user:pw@calendar.example.com/ical/private-0f3a9c/basic.ics?key=k123", readers: [] },
+        { id: "local", source: "local.ics", readers: [] },
+      ],
+    };
+    const shown = printableConfig(document, settings({ document }));
+    expect(shown.calendars).toEqual([
+      { id: "team", source: "https://calendar.example.com/[redacted]", readers: [] },
+      { id: "local", source: "local.ics", readers: [] },
+    ]);
+  });
 });
