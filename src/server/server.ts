@@ -11,7 +11,7 @@ import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import { ConfigError, type CalqConfig } from "../config/calq-config.js";
 import type { ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
-import { RefreshScheduler } from "../feeds/refresh-scheduler.js";
+import { RefreshScheduler } from "../store/refresh-scheduler.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CalendarConfig } from "../../src/config/calq-config.js";
-import { nextDelay, RefreshScheduler } from "../../src/feeds/refresh-scheduler.js";
+import { nextDelay, RefreshScheduler } from "../../src/store/refresh-scheduler.js";
 import { CalendarStore } from "../../src/store/calendar-store.js";
 import { feed } from "../support/feeds.js";
 import { startFeedServer, versioned, type FeedServer } from "../support/feed-server.js";

@@ -12,7 +12,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { CalendarConfig } from "../config/calq-config.js";
-import type { CalendarStore } from "../store/calendar-store.js";
+import type { CalendarStore } from "./calendar-store.js";
 
 /** First retry after a failure is at most this long. */
 const FIRST_RETRY_MS = 30_000;
