@@ -258,6 +258,12 @@ function parseSource(item: Record<string, unknown>, baseDirectory: string, where
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigError(`${where}.source: only http and https URLs are read (got ${url.protocol})`);
   }
+  if (url.username !== "" || url.password !== "") {
+    // fetch refuses such URLs, and the URL would carry the password into every place it is shown.
+    throw new ConfigError(
+      `${where}.source: the URL holds a user name or password; put the credentials in headers (Authorization: {env: VARIABLE}) instead`,
+    );
+  }
   const headers = new Map<string, Secret>();
   for (const [name, value] of Object.entries(record(item.headers ?? {}, `${where}.headers`))) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`${where}.headers: "${name}" is not a header name`);
@@ -266,6 +272,12 @@ function parseSource(item: Record<string, unknown>, baseDirectory: string, where
     const secret = environment[variable];
     if (secret === undefined || secret === "") {
       throw new ConfigError(`${where}.headers.${name}: environment variable ${variable} is not set`);
+    }
+    // A header value is one line of bytes; the message names the variable, never the value.
+    if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(secret) || secret.trim() !== secret) {
+      throw new ConfigError(
+        `${where}.headers.${name}: environment variable ${variable} is not a valid header value (a line break, a control character, a character above U+00FF, or spaces at either end)`,
+      );
     }
     headers.set(name, new Secret(secret));
   }
@@ -293,11 +305,16 @@ function parseFeedLimits(value: unknown, where: string): FeedLimits {
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
-/** A duration written as a number and a unit: 500ms, 30s, 5m, 1h. */
+/** The longest duration: 20 days, so a timer (at most 2^31-1 ms, about 24.8 days) holds it with jitter to spare. */
+const MAX_DURATION_MS = 480 * 3_600_000;
+
+/** A duration written as a number and a unit: 500ms, 30s, 5m, 1h; from 100ms to 480h. */
 function duration(value: unknown, where: string): number {
   const match = typeof value === "string" ? /^(\d+)(ms|s|m|h)$/.exec(value) : null;
   const ms = match === null ? 0 : Number(match[1]) * UNIT_MS[match[2]];
-  if (!(ms >= 100)) throw new ConfigError(`${where}: expected a duration of at least 100ms, such as 30s, 5m or 1h`);
+  if (!(ms >= 100 && ms <= MAX_DURATION_MS)) {
+    throw new ConfigError(`${where}: expected a duration from 100ms to 480h, such as 30s, 5m or 1h`);
+  }
   return ms;
 }
 

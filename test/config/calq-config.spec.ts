@@ -107,12 +107,32 @@ describe("calq.yaml", () => {
   it.each([
     [{ source: "ftp://calendar.example/team.ics" }, "only http and https URLs are read"],
     [{ headers: { Authorization: { env: "X" } } }, "only an http(s) source sends headers"],
-    [{ refresh: "5" }, "refresh: expected a duration of at least 100ms"],
-    [{ refresh: "50ms" }, "refresh: expected a duration of at least 100ms"],
+    [{ refresh: "5" }, "refresh: expected a duration from 100ms to 480h"],
+    [{ refresh: "50ms" }, "refresh: expected a duration from 100ms to 480h"],
+    [{ refresh: "1000h" }, "refresh: expected a duration from 100ms to 480h"],
+    [{ source: "https://an:pa55@cloud.example/remote.php/dav/calendars/an/work?export" }, "the URL holds a user name or password; put the credentials in headers"],
   ])("refuses a bad calendar setting %j", (setting, message) => {
     const document = base();
     Object.assign(document.calendars[0], setting);
     expect(refusal(document)).toContain(message);
+  });
+
+  it.each([
+    ["a line break", "Bearer top\nSECRET-line2"],
+    ["a character above U+00FF", "Bearer tok\u20ac"],
+    ["a trailing newline", "Bearer token\n"],
+  ])("refuses a header secret with %s, naming the variable and never the value", (_case, value) => {
+    const document = base();
+    Object.assign(document.calendars[0], { source: "https://calendar.example/team.ics", headers: { Authorization: { env: "FEED_AUTH" } } });
+    let message = "";
+    try {
+      parseConfig(document, "/srv/calq", "calq.yaml", { FEED_AUTH: value });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain("environment variable FEED_AUTH is not a valid header value");
+    expect(message).not.toContain("SECRET");
+    expect(message).not.toContain("tok");
   });
 
   it("reads feed limits, keeping defaults for the ones not given", () => {
