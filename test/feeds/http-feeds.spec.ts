@@ -136,3 +136,78 @@ describe("an http feed", () => {
     expect(printed).toContain("[redacted]");
   });
 });
+
+describe("redirects and what failures say", () => {
+  it("follows a redirect on the same origin with the secret headers, and drops them on another origin", async () => {
+    const secret = new Map([["x-feed-key", { reveal: () => "key-SECRET", toString: () => "[redacted]", toJSON: () => "[redacted]" }]]) as never;
+    const elsewhere = await startFeedServer(versioned(calendarText("moved"), "m"));
+    try {
+      provider.answer((request, response) => {
+        if (request.url === "/calendar.ics") response.writeHead(302, { location: "/moved.ics" }).end();
+        else response.writeHead(301, { location: elsewhere.url.replace("127.0.0.1", "localhost") }).end();
+      });
+      const store = storeFor(urlCalendar(provider.url, secret));
+      expect(await store.reload("team")).toMatchObject({ outcome: "loaded" });
+      expect(summaries(store)).toEqual(["moved"]);
+      expect(provider.requests.map((headers) => headers["x-feed-key"])).toEqual(["key-SECRET", "key-SECRET"]);
+      expect(elsewhere.requests[0]["x-feed-key"]).toBeUndefined();
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it("gives up after five redirects", async () => {
+    provider.answer((_request, response) => response.writeHead(302, { location: "/calendar.ics" }).end());
+    const store = storeFor(urlCalendar(provider.url));
+    expect(await store.reload("team")).toEqual({ outcome: "failed", failure: "unreachable" });
+    expect(provider.requests).toHaveLength(6);
+  });
+
+  it("keeps new validators when a 200 brings the same bytes, so the next poll is conditional on them", async () => {
+    provider.answer((_request, response) => response.writeHead(200).end(calendarText("same")));
+    const store = storeFor(urlCalendar(provider.url));
+    await store.reload("team");
+    provider.answer(versioned(calendarText("same"), "late-etag"));
+    expect(await store.reload("team")).toEqual({ outcome: "unchanged" });
+    expect(await store.reload("team")).toEqual({ outcome: "unchanged" });
+    expect(provider.requests[2]["if-none-match"]).toBe('"late-etag"');
+  });
+
+  it("names only the host in a failure's detail, never the path or query that may hold a private link's secret", async () => {
+    const url = `${provider.url}?private-key=link-SECRET`;
+    await provider.close();
+    const store = storeFor(urlCalendar(url));
+    await store.reload("team");
+    expect(failures[0][2]).toMatch(/^ECONNREFUSED from http:\/\/127\.0\.0\.1:\d+$/);
+    provider = await startFeedServer(silent);
+  });
+});
+
+describe("reloads of one calendar", () => {
+  it("run one at a time, so a slow older read never replaces a newer one", async () => {
+    let first = true;
+    provider.answer((_request, response) => {
+      if (first) {
+        first = false;
+        setTimeout(() => response.writeHead(200, { etag: '"1"' }).end(calendarText("older")), 300);
+      } else response.writeHead(200, { etag: '"2"' }).end(calendarText("newer"));
+    });
+    const store = storeFor(urlCalendar(provider.url));
+    const slow = store.reload("team");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const fast = store.reload("team");
+    expect(await slow).toMatchObject({ outcome: "loaded" });
+    expect(await fast).toMatchObject({ outcome: "loaded" });
+    expect(summaries(store)).toEqual(["newer"]);
+  });
+
+  it("share one queued reload between calls made while another runs", async () => {
+    provider.answer((_request, response) => setTimeout(() => response.writeHead(200).end(calendarText("v")), 200));
+    const store = storeFor(urlCalendar(provider.url));
+    const running = store.reload("team");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all([running, store.reload("team"), store.reload("team")]);
+    // The first read, then one queued read for the two calls that came during it.
+    expect(provider.requests).toHaveLength(2);
+  });
+});
