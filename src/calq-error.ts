@@ -23,7 +23,8 @@ export type Reason =
   | "ADMIN_CAPABILITY_REQUIRED"
   | "CALENDAR_NOT_FOUND"
   | "NOT_FILE_BACKED"
-  | "FEED_REJECTED";
+  | "FEED_REJECTED"
+  | "FEED_NOT_WRITABLE";
 
 /**
  * A refusal a caller can act on. `message` is safe to show to a model: it

@@ -50,7 +50,7 @@ export async function checkFeed(path: string, timezone: string | undefined, now 
   try {
     const read = await new FileFeed(path, DEFAULT_FEED_LIMITS.maxBytes).read(undefined);
     if (!read.changed) throw new Error("unreachable: a first read always has content");
-    snapshot = snapshotFromText(read.text, { id: name, timezone }, DEFAULT_FEED_LIMITS, defaultLimits(now), now);
+    snapshot = snapshotFromText(read, { id: name, timezone }, DEFAULT_FEED_LIMITS, defaultLimits(now), now);
   } catch (error) {
     if (!(error instanceof FeedFailure)) throw error;
     return { exitCode: 2, report: `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version, if any` };

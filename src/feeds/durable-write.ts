@@ -5,7 +5,7 @@
  * fsync the folder so the rename itself survives a power cut.
  */
 import { randomBytes } from "node:crypto";
-import { open, readdir, rename, rm, stat } from "node:fs/promises";
+import { open, readdir, realpath, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 export interface DurableWriteHooks {
@@ -13,7 +13,14 @@ export interface DurableWriteHooks {
   readonly beforeRename?: () => Promise<void>;
 }
 
-export async function writeFileDurably(path: string, data: Uint8Array, hooks: DurableWriteHooks = {}): Promise<void> {
+/**
+ * Replaces the file at `path` (through a symbolic link, the file it points
+ * to, so the link stays a link). Throws the file system's error, with its
+ * `code`, when the folder is missing, read-only or full; the old file is then
+ * untouched.
+ */
+export async function writeFileDurably(target: string, data: Uint8Array, hooks: DurableWriteHooks = {}): Promise<void> {
+  const path = await realpath(target).catch(() => target);
   const folder = dirname(path);
   const prefix = `.${basename(path)}.`;
   await removeLeftovers(folder, prefix);

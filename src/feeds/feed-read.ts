@@ -52,7 +52,13 @@ export interface FeedVersion {
 export type FeedRead =
   /** `version`, when given, identifies the same content better than the previous one did. */
   | { readonly changed: false; readonly version?: FeedVersion }
-  | { readonly changed: true; readonly text: string; readonly version: FeedVersion };
+  | {
+      readonly changed: true;
+      readonly text: string;
+      readonly version: FeedVersion;
+      /** Set when some bytes were not UTF-8 (decoded as U+FFFD): the line of the first. */
+      readonly invalidUtf8Line?: number;
+    };
 
 export interface FeedReader {
   /** Reads the feed unless it is known to equal `previous`. Throws FeedFailure. */

@@ -16,6 +16,31 @@ export function decodeFeed(bytes: Uint8Array, fatal = false): string {
   return new TextDecoder("utf-8", { fatal, ignoreBOM: true }).decode(mendSplitCharacters(bytes));
 }
 
+/** The 1-based line of the first byte sequence that is not UTF-8, or undefined when all of it is. */
+export function invalidUtf8Line(bytes: Uint8Array): number | undefined {
+  const mended = mendSplitCharacters(bytes);
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(mended);
+    return undefined;
+  } catch {
+    // Find the first line that does not decode on its own.
+    let line = 1;
+    let start = 0;
+    const strict = new TextDecoder("utf-8", { fatal: true });
+    for (let end = mended.indexOf(LF); ; end = mended.indexOf(LF, start)) {
+      const stop = end === -1 ? mended.length : end;
+      try {
+        strict.decode(mended.subarray(start, stop));
+      } catch {
+        return line;
+      }
+      if (end === -1) return undefined;
+      start = end + 1;
+      line++;
+    }
+  }
+}
+
 function isContinuation(byte: number | undefined): boolean {
   return byte !== undefined && (byte & 0xc0) === 0x80;
 }

@@ -19,6 +19,8 @@ export type DiagnosticCode =
   | "UNKNOWN_CALENDAR_ZONE"
   /** A TZID that is neither IANA, Windows, nor defined by a VTIMEZONE. */
   | "UNKNOWN_TZID"
+  /** Some bytes are not UTF-8; they were read as U+FFFD (the line of the first is given). */
+  | "INVALID_UTF8"
   /** The feed's text could not be parsed as a whole; components were read one by one. */
   | "UNPARSABLE_TEXT"
   /** A component or one of its values could not be read; it was left out. */

@@ -22,7 +22,7 @@ import {
 } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalqError } from "../calq-error.js";
 import { ADMIN, type FeedLimits } from "../config/calq-config.js";
-import { decodeFeed } from "../ics/decode.js";
+import { decodeFeed, invalidUtf8Line } from "../ics/decode.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
 import { contentDigest, FeedFailure } from "../feeds/feed-read.js";
 import { snapshotFromText, type CalendarStore, type CalendarView, type LoadFailure } from "../store/calendar-store.js";
@@ -49,6 +49,9 @@ const FAILURES: Record<LoadFailure, FeedFailureMessage> = {
   parse_error: FeedFailureMessage.PARSE_ERROR,
   internal: FeedFailureMessage.INTERNAL,
 };
+
+/** File system errors an operator can fix (folder missing, read-only, full): FEED_NOT_WRITABLE, not INTERNAL. */
+const FILE_SYSTEM_REFUSALS = new Set(["ENOENT", "ENOTDIR", "EISDIR", "EACCES", "EPERM", "EROFS", "EBUSY", "ENOSPC", "EDQUOT", "EXDEV"]);
 
 /** Diagnostics returned per status; the count says how many there are. */
 const MAX_DIAGNOSTICS = 1000;
@@ -94,11 +97,15 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
       const path = config.source.path;
       const bytes = request.ics;
       await store.install(config.id, async () => {
-        const text = decodeUpload(bytes, feeds.maxBytes);
+        if (bytes.length > feeds.maxBytes) {
+          throw rejected({ failure: "too_large" }, `the upload is over the ${feeds.maxBytes}-byte feed limit`);
+        }
         const readAt = deps.now();
         let snapshot;
         try {
-          snapshot = snapshotFromText(text, config, feeds, deps.limits(readAt), readAt);
+          // Read exactly as a reload will read the file once written.
+          const upload = { text: decodeFeed(bytes), invalidUtf8Line: invalidUtf8Line(bytes) };
+          snapshot = snapshotFromText(upload, config, feeds, deps.limits(readAt), readAt);
         } catch (error) {
           if (error instanceof FeedFailure) throw rejected({ failure: error.failure }, error.message);
           throw error;
@@ -109,7 +116,11 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
             "reading the upload produced diagnostics; fix the feed, or set allow_diagnostics to import it anyway",
           );
         }
-        await writeFileDurably(path, bytes);
+        await writeFileDurably(path, bytes).catch((error: unknown) => {
+          const code = (error as { code?: unknown }).code;
+          if (typeof code !== "string" || !FILE_SYSTEM_REFUSALS.has(code)) throw error;
+          throw new CalqError("FEED_NOT_WRITABLE", `the calendar's file could not be written (${code}); nothing was changed`, undefined, { code });
+        });
         // The watcher will see the rename; the digest tells it nothing changed.
         return { snapshot, version: { digest: contentDigest(bytes) } };
       });
@@ -117,16 +128,6 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
       return create(ImportCalendarResponseSchema, { status: statusOf(store.view(config.id)!) });
     },
   };
-}
-
-/** The upload as text: within the size limit and valid UTF-8 (a lossy decode would change the feed). */
-function decodeUpload(bytes: Uint8Array, maxBytes: number): string {
-  if (bytes.length > maxBytes) throw rejected({ failure: "too_large" }, `the upload is over the ${maxBytes}-byte feed limit`);
-  try {
-    return decodeFeed(bytes, true);
-  } catch {
-    throw rejected({ failure: "not_icalendar" }, "the upload is not UTF-8 text");
-  }
 }
 
 function rejected(metadata: Record<string, string>, message: string): CalqError {

@@ -32,6 +32,7 @@ const CODES: Record<Reason, Code> = {
   CALENDAR_NOT_FOUND: Code.NotFound,
   NOT_FILE_BACKED: Code.FailedPrecondition,
   FEED_REJECTED: Code.InvalidArgument,
+  FEED_NOT_WRITABLE: Code.FailedPrecondition,
 };
 
 /** A CalqError as the ConnectError the wire carries. */

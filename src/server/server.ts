@@ -5,6 +5,7 @@
  * can see the server NOT_SERVING while the calendars load.
  */
 import { createHash, randomBytes } from "node:crypto";
+import type { TLSSocket } from "node:tls";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
@@ -127,9 +128,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
   // A search request is a few hundred bytes; nothing legitimate comes near the default 64 KiB.
   const searchHandler = adapter(options.maxRequestBytes ?? 64 * 1024);
-  const importHandler = adapter(config.feeds.maxBytes + 64 * 1024);
+  // Connect JSON carries the upload in base64: a third more than its bytes.
+  const importHandler = adapter(Math.ceil((config.feeds.maxBytes * 4) / 3) + 64 * 1024);
+  // A feed-sized body is read only for an admin call that brings credentials;
+  // anyone else gets the small limit, so cannot make the server hold 50 MB.
+  const bringsCredentials = (request: Parameters<typeof searchHandler>[0]) =>
+    request.headers.authorization !== undefined || (request.socket as Partial<TLSSocket>).authorized === true;
   const handler: typeof searchHandler = (request, response) =>
-    (request.url?.startsWith(adminPath) ? importHandler : searchHandler)(request, response);
+    (request.url?.startsWith(adminPath) && bringsCredentials(request) ? importHandler : searchHandler)(request, response);
   const listener = await listenDualProtocol(handler, host, options.port ?? 50051, options.tls === undefined ? undefined : tlsOptions(options.tls));
   let admin: AdminListener | undefined;
   if (metrics !== undefined && options.admin !== undefined) {
@@ -175,8 +181,10 @@ function logSnapshot(log: Logger, snapshot: Snapshot): void {
     zone_source: snapshot.zoneSource,
     diagnostics: snapshot.diagnostics.length,
   });
-  for (const diagnostic of snapshot.diagnostics.slice(0, MAX_LOGGED_DIAGNOSTICS)) {
-    log({ level: "warn", msg: "feed diagnostic", calendar_id: snapshot.calendarId, ...diagnostic });
+  // Code, UID and line only: a diagnostic's message may quote the feed's text,
+  // and event contents never go to the log (calq check and the admin API show it).
+  for (const { code, uid, line } of snapshot.diagnostics.slice(0, MAX_LOGGED_DIAGNOSTICS)) {
+    log({ level: "warn", msg: "feed diagnostic", calendar_id: snapshot.calendarId, code, uid, line });
   }
   if (snapshot.diagnostics.length > MAX_LOGGED_DIAGNOSTICS) {
     log({ level: "warn", msg: "more feed diagnostics not logged", calendar_id: snapshot.calendarId, count: snapshot.diagnostics.length - MAX_LOGGED_DIAGNOSTICS });

@@ -15,10 +15,18 @@ import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { checkComplete, FeedFailure, type FeedFailureClass, type FeedReader, type FeedVersion } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
 import { HttpFeed } from "../feeds/http-feed.js";
+import type { Diagnostic } from "../ics/diagnostic.js";
 import { isICalendar } from "../ics/parse-calendar.js";
 import { buildSnapshot, type Snapshot } from "./snapshot.js";
 
 const YEAR_MS = 365.25 * 86_400_000;
+/**
+ * Replaced snapshots kept per calendar, however young: a feed that changes at
+ * every read (a DTSTAMP of "now") with a short refresh would otherwise pile
+ * up snapshots for a whole cursor lifetime. A cursor on a dropped snapshot
+ * gets CURSOR_EXPIRED, as after the lifetime.
+ */
+const MAX_RETIRED = 8;
 
 /** Why the last load of a calendar failed: a feed failure, or a fault of calq's own. */
 export type LoadFailure = FeedFailureClass | "internal";
@@ -86,20 +94,33 @@ export function feedReader(config: CalendarConfig, limits: FeedLimits): FeedRead
 
 /** Builds a snapshot from complete feed text; throws FeedFailure when the text cannot be one. */
 export function snapshotFromText(
-  text: string,
+  feed: { readonly text: string; readonly invalidUtf8Line?: number },
   config: Pick<CalendarConfig, "id" | "timezone">,
   feeds: FeedLimits,
   limits: ExpansionLimits,
   readAt: number,
 ): Snapshot {
+  const { text, invalidUtf8Line } = feed;
   // An empty file is most often one caught between truncation and writing.
   if (text.trim() === "") throw new FeedFailure("truncated", "the feed is empty");
   if (!isICalendar(text)) throw new FeedFailure("not_icalendar", "the feed is not iCalendar text (no BEGIN:VCALENDAR)");
   checkComplete(text);
   try {
-    return buildSnapshot(text, { calendarId: config.id, configuredZone: config.timezone, limits, readAt, maxComponents: feeds.maxComponents });
+    const decoding: Diagnostic[] =
+      invalidUtf8Line === undefined
+        ? []
+        : [{ code: "INVALID_UTF8", message: "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8", line: invalidUtf8Line }];
+    return buildSnapshot(text, {
+      calendarId: config.id,
+      configuredZone: config.timezone,
+      limits,
+      readAt,
+      maxComponents: feeds.maxComponents,
+      decoding,
+    });
   } catch (error) {
-    throw new FeedFailure("parse_error", error instanceof Error ? error.message : String(error));
+    // The error's text may quote the feed; the log gets its kind only.
+    throw new FeedFailure("parse_error", `the text could not be read into events (${error instanceof Error ? error.name : "error"})`);
   }
 }
 
@@ -187,7 +208,7 @@ export class CalendarStore {
         this.options.onUnchanged?.(config.id);
         return { outcome: "unchanged" };
       }
-      const snapshot = snapshotFromText(read.text, config, this.feeds, this.limits(attemptAt), attemptAt);
+      const snapshot = snapshotFromText(read, config, this.feeds, this.limits(attemptAt), attemptAt);
       this.swapIn(state, snapshot, read.version, attemptAt);
       return { outcome: "loaded", snapshot };
     } catch (error) {
@@ -255,8 +276,9 @@ export class CalendarStore {
     return state.retired.find((entry) => entry.snapshot.id === snapshotId)?.snapshot;
   }
 
+  /** Drops replaced snapshots older than the retention, and all but the newest few of the rest. */
   private prune(state: CalendarState): void {
     const oldest = this.now() - this.options.retentionMs;
-    state.retired = state.retired.filter((entry) => entry.retiredAt >= oldest);
+    state.retired = state.retired.filter((entry) => entry.retiredAt >= oldest).slice(-MAX_RETIRED);
   }
 }

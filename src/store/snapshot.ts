@@ -37,12 +37,14 @@ export interface SnapshotInput {
   readonly readAt: number;
   /** VEVENTs read at most; by default all. */
   readonly maxComponents?: number;
+  /** What turning the feed's bytes into text found (e.g. INVALID_UTF8). */
+  readonly decoding?: readonly Diagnostic[];
 }
 
 /** Parses, expands and indexes feed text. Throws NotICalendarError for non-iCalendar text. */
 export function buildSnapshot(text: string, input: SnapshotInput): Snapshot {
   const parsed = parseCalendar(text, input.maxComponents);
-  const diagnostics = [...parsed.diagnostics];
+  const diagnostics = [...(input.decoding ?? []), ...parsed.diagnostics];
   let zone: ZoneRules;
   let zoneSource: ZoneSource;
   const configured = input.configuredZone === undefined ? undefined : ianaZone(input.configuredZone);

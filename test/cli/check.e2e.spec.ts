@@ -3,6 +3,8 @@
  * on real files, judged by its output and exit status.
  */
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -40,6 +42,21 @@ describe("calq check", () => {
     expect(status).toBe(1);
     expect(out).toContain("calendar zone: UTC (UTC by default");
     expect(out).toContain("NO_CALENDAR_ZONE");
+  });
+
+  it("exits 1 on bytes that are not UTF-8, naming the line, as a reload would report them", () => {
+    const dir = mkdtempSync(join(tmpdir(), "calq-check-"));
+    const file = join(dir, "latin1.ics");
+    const text = readFileSync(join(ROOT, "data/work.ics"), "utf8").replace("SUMMARY:", "SUMMARY:Café ");
+    writeFileSync(file, Buffer.from(text, "latin1"));
+    try {
+      const { status, out } = check(file);
+      expect(status).toBe(1);
+      const line = text.split("\n").findIndex((row) => row.includes("Café")) + 1;
+      expect(out).toContain(`INVALID_UTF8 (line ${line}): `);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.each([

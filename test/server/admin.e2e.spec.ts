@@ -3,7 +3,7 @@
  * what a status tells (and never tells), reloads with each outcome, and
  * imports that are either served whole or change nothing.
  */
-import { readFileSync } from "node:fs";
+import { lstatSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FeedFailure, ReloadOutcome, SourceKind } from "../../gen/calq/v1/calendar_admin_service_pb.js";
@@ -28,11 +28,19 @@ const logs: Record<string, unknown>[] = [];
 beforeAll(async () => {
   provider = await startFeedServer(versioned(calendarText("remote v1"), "v1"));
   served = await startTestServer({
-    calendars: { local: calendarText("local v1", ["UID:reversed@calq.test", "DTSTART:20261002T050000Z", "DTEND:20261002T040000Z"]) },
+    calendars: {
+      local: calendarText("local v1", ["UID:reversed@calq.test", "DTSTART:20261002T050000Z", "DTEND:20261002T040000Z"]),
+      real: calendarText("real v1"),
+      // A garbled property whose text must never reach the log.
+      private: calendarText("private", ["UID:garbled@calq.test", "DTSTART:20261002T050000Z", 'DESCRIPTION;X-P="unterminated:Confidential merger talks']),
+    },
     config: {
       calendars: [
         { id: "local", source: "local.ics", readers: ["an"] },
         { id: "remote", source: `${provider.url}?key=url-secret-99`, readers: ["an"] },
+        { id: "linked", source: "linked.ics", readers: ["an"] },
+        { id: "private", source: "private.ics", readers: ["an"] },
+        { id: "unwritable", source: "no-such-folder/cal.ics", readers: ["an"] },
       ],
       principals: [
         { id: "an", primary: "local", tokens: ["token-an"] },
@@ -42,6 +50,7 @@ beforeAll(async () => {
       feeds: { max_bytes: MAX_BYTES },
     },
     log: (record) => logs.push(record),
+    beforeStart: (dir) => symlinkSync(join(dir, "real.ics"), join(dir, "linked.ics")),
   });
   admin = new CalqGrpcClient(served.address, "token-ops");
 });
@@ -98,8 +107,8 @@ describe("who may call the admin service", () => {
 describe("GetCalendarStatus", () => {
   it("gives each calendar's counts, zone and diagnostics (component, line, reason)", async () => {
     const { calendars } = await admin.getCalendarStatus();
-    expect(calendars.map((calendar) => calendar.calendarId)).toEqual(["local", "remote"]);
-    const [local, remote] = calendars;
+    expect(calendars.map((calendar) => calendar.calendarId)).toEqual(["linked", "local", "private", "remote", "unwritable"]);
+    const [, local, , remote] = calendars;
     expect(local).toMatchObject({
       sourceKind: SourceKind.FILE,
       stale: false,
@@ -122,6 +131,20 @@ describe("GetCalendarStatus", () => {
     const text = JSON.stringify(response, (_key, value) => (typeof value === "bigint" ? String(value) : value));
     expect(text).not.toContain("url-secret-99");
     expect(text).not.toContain("127.0.0.1");
+  });
+});
+
+describe("the server log", () => {
+  it("names a diagnostic by code, UID and line, never with the feed's text", async () => {
+    const diagnostics = logs.filter((record) => record.msg === "feed diagnostic" && record.calendar_id === "private");
+    expect(diagnostics.map((record) => [record.code, record.uid, record.line])).toEqual([
+      ["UNPARSABLE_TEXT", undefined, undefined],
+      ["UNREADABLE_COMPONENT", "garbled@calq.test", 12],
+    ]);
+    expect(JSON.stringify(logs)).not.toContain("Confidential");
+    // The admin API, for operators, does show what was wrong.
+    const { calendars } = await admin.getCalendarStatus("private");
+    expect(calendars[0].diagnostics.length).toBeGreaterThan(0);
   });
 });
 
@@ -174,10 +197,11 @@ describe("ImportCalendar", () => {
     expect((await search("local")).snapshotId).toBe(before.snapshot);
   });
 
-  it("refuses bytes that are not UTF-8 rather than decoding them lossily", async () => {
-    const bytes = Buffer.concat([Buffer.from(calendarText("latin").slice(0, 40)), Buffer.from([0xe9, 0xff]), Buffer.from(calendarText("x").slice(40))]);
+  it("refuses bytes that are not UTF-8 as a diagnostic, as a reload of them would report", async () => {
+    const text = calendarText("café");
+    const bytes = Buffer.from(text.replace("café", "caf\u00e9"), "latin1");
     const failure = await failureOf(admin.importCalendar({ calendarId: "local", ics: bytes }));
-    expect(failure.errorInfo).toMatchObject({ reason: "FEED_REJECTED", metadata: { failure: "not_icalendar" } });
+    expect(failure.errorInfo).toMatchObject({ reason: "FEED_REJECTED", metadata: { diagnostics: "1", first_code: "INVALID_UTF8" } });
   });
 
   it("imports a file with diagnostics when allow_diagnostics is set, and reports them", async () => {
@@ -185,6 +209,24 @@ describe("ImportCalendar", () => {
     expect(response.status?.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid])).toEqual([["END_BEFORE_START", "broken@calq.test"]]);
     expect(onDisk()).toBe(withDiagnostic);
     expect(await summaries("local")).toEqual(["imported"]);
+  });
+
+  it("writes through a symbolic link to the file it points to, leaving the link a link", async () => {
+    await admin.importCalendar({ calendarId: "linked", ics: Buffer.from(calendarText("through the link")) });
+    expect(lstatSync(join(served.dir, "linked.ics")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(served.dir, "real.ics"), "utf8")).toBe(calendarText("through the link"));
+  });
+
+  it("says FEED_NOT_WRITABLE, not INTERNAL, when the calendar's folder is missing", async () => {
+    const failure = await failureOf(admin.importCalendar({ calendarId: "unwritable", ics: Buffer.from(calendarText("x")) }));
+    expect(failure.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(failure.errorInfo).toMatchObject({ reason: "FEED_NOT_WRITABLE", metadata: { code: "ENOENT" } });
+  });
+
+  it("reads a feed-sized body only from a caller who brings credentials", async () => {
+    const big = Buffer.from(calendarText("big", [`DESCRIPTION:${"x".repeat(80 * 1024)}`]));
+    expect((await failureOf(admin.importCalendar({ calendarId: "local", ics: big }, null))).code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect((await failureOf(admin.importCalendar({ calendarId: "local", ics: big }))).errorInfo?.reason).toBe("FEED_REJECTED");
   });
 
   it("refuses a URL-backed calendar: NOT_FILE_BACKED", async () => {

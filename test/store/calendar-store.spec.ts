@@ -122,4 +122,19 @@ describe("calendar store", () => {
     expect(await calendars.reload("work")).toEqual({ outcome: "failed", failure: "too_large" });
     expect(summaries(calendars)).toEqual(["small"]);
   });
+
+  it("keeps at most eight replaced snapshots, however young, so a feed changing at every read cannot pile them up", async () => {
+    writeFileSync(join(dir, "work.ics"), feed("v0"));
+    const calendars = store();
+    await calendars.reload("work");
+    const first = calendars.view("work")!.snapshot!;
+    for (let v = 1; v <= 8; v++) {
+      writeFileSync(join(dir, "work.ics"), feed(`v${v}`));
+      await calendars.reload("work");
+    }
+    expect(calendars.snapshot("work", first.id)).toBe(first);
+    writeFileSync(join(dir, "work.ics"), feed("v9"));
+    await calendars.reload("work");
+    expect(calendars.snapshot("work", first.id)).toBeUndefined();
+  });
 });

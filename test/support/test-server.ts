@@ -31,6 +31,8 @@ export interface TestServerOptions {
   };
   readonly now?: () => number;
   readonly log?: Logger;
+  /** Runs on the folder once the calendars are written, before the server starts. */
+  readonly beforeStart?: (dir: string) => void;
   /** Further server options (JWT, TLS, limits, ...). */
   readonly serve?: Partial<Omit<ServerOptions, "config">>;
 }
@@ -39,6 +41,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const dir = mkdtempSync(join(tmpdir(), "calq-test-"));
   const writeCalendar = (name: string, text: string) => writeFileSync(join(dir, `${name}.ics`), text);
   for (const [name, text] of Object.entries(options.calendars)) writeCalendar(name, text);
+  options.beforeStart?.(dir);
   const document = {
     ...options.config,
     principals: options.config.principals.map((principal) => ({

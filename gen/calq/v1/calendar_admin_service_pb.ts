@@ -549,6 +549,9 @@ export const FeedFailureSchema: GenEnum<FeedFailure> = /*@__PURE__*/
  * FEED_REJECTED (INVALID_ARGUMENT): the uploaded ICS was refused; metadata
  * "failure" holds the FeedFailure name, or "diagnostics" the count when the
  * upload had diagnostics and `allow_diagnostics` was false. Nothing changed.
+ * FEED_NOT_WRITABLE (FAILED_PRECONDITION): the calendar's file could not be
+ * written (metadata "code": ENOENT, EACCES, EROFS, ENOSPC, ...); fix the
+ * folder on the server. Nothing changed.
  *
  * Nothing returned names the feed's URL, its request headers, or the words of
  * an upstream server.
@@ -580,7 +583,8 @@ export const CalendarAdminService: GenService<{
     output: typeof ReloadCalendarResponseSchema;
   },
   /**
-   * Replaces the ICS file of a file-backed calendar. The upload is validated
+   * Replaces the ICS file of a file-backed calendar (through a symbolic link,
+   * the file it points to). The upload is validated
    * first, exactly as a reload would read it (iCalendar, complete, within the
    * feed size limit, and without diagnostics unless `allow_diagnostics`); a
    * refused upload changes nothing. An accepted one is written durably (a
