@@ -19,6 +19,7 @@ import {
   type SearchEventsResponse,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { CalqError } from "../calq-error.js";
+import { READ_ANY } from "../config/calq-config.js";
 import { searchPage } from "../search/search-occurrences.js";
 import type { CursorBinding, CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
@@ -122,11 +123,24 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
 
     async listCalendars(_request, context) {
       const principal = await caller(context);
-      const calendars = store
+      const readable = store
         .views()
         .filter((view) => mayRead(principal, view) !== undefined)
-        .sort((a, b) => (a.config.id < b.config.id ? -1 : 1))
-        .map((view) =>
+        .sort((a, b) => (a.config.id < b.config.id ? -1 : 1));
+      // Names of calendars seen only through calendar.read.any are a read like any other: audited.
+      const throughReadAny = readable.filter((view) => mayRead(principal, view) === "read_any").map((view) => view.config.id);
+      if (throughReadAny.length > 0) {
+        log({
+          level: "info",
+          kind: "audit",
+          capability: READ_ANY,
+          principal: principal.id,
+          calendar_ids: throughReadAny,
+          method: "ListCalendars",
+          correlation_id: callInfo(context)?.correlationId,
+        });
+      }
+      const calendars = readable.map((view) =>
           create(CalendarInfoSchema, {
             id: view.config.id,
             displayName: view.config.name,

@@ -2,13 +2,16 @@
  * gRPC server reflection (grpc.reflection.v1 and v1alpha), so grpcurl and
  * similar tools can list calq's services, describe them and build requests
  * without local .proto files. connect-node has none built in; this answers
- * from the protobuf-es descriptors the generated code embeds.
+ * from the protobuf-es descriptors the generated code embeds, swapped for
+ * the same files from gen/calq.binpb (built by buf with source info) where
+ * it has them, so `grpcurl describe` shows the contract's comments.
  *
  * The answer covers every service registered on the router, whenever it was
  * registered, so a service added later needs no change here.
  */
+import { readFileSync } from "node:fs";
 import { create, fromBinary, toBinary, type DescFile, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
 import { Code, type ConnectRouter } from "@connectrpc/connect";
 import {
@@ -52,6 +55,16 @@ function catalogOf(services: Iterable<DescService>): Catalog {
   return { serviceNames: [...serviceNames].sort(), fileByName, fileBySymbol };
 }
 
+/** The files of gen/calq.binpb by name, with their comments; empty if it cannot be read. */
+const commented: ReadonlyMap<string, Uint8Array> = (() => {
+  try {
+    const set = fromBinary(FileDescriptorSetSchema, readFileSync(new URL("../../gen/calq.binpb", import.meta.url)));
+    return new Map(set.file.map((file) => [file.name, toBinary(FileDescriptorProtoSchema, file)]));
+  } catch {
+    return new Map();
+  }
+})();
+
 /** A file and the files it imports, transitively, each once, the file first (what grpcurl expects). */
 function withDependencies(file: DescFile): Uint8Array[] {
   const seen = new Set<string>();
@@ -59,7 +72,7 @@ function withDependencies(file: DescFile): Uint8Array[] {
   const visit = (current: DescFile): void => {
     if (seen.has(current.proto.name)) return;
     seen.add(current.proto.name);
-    out.push(toBinary(FileDescriptorProtoSchema, current.proto));
+    out.push(commented.get(current.proto.name) ?? toBinary(FileDescriptorProtoSchema, current.proto));
     current.dependencies.forEach(visit);
   };
   visit(file);

@@ -29,7 +29,13 @@ const { ServerReflectionRequest, ServerReflectionResponse } = reflectionMessages
   ServerReflectionResponse: { deserializeBinary(bytes: Uint8Array): ReflectionResponse };
 };
 const { FileDescriptorProto } = descriptorModule as unknown as {
-  FileDescriptorProto: { decode(bytes: Uint8Array): { name: string; service: { name: string }[] } };
+  FileDescriptorProto: {
+    decode(bytes: Uint8Array): {
+      name: string;
+      service: { name: string }[];
+      sourceCodeInfo?: { location: { leadingComments?: string }[] };
+    };
+  };
 };
 
 let served: TestServer;
@@ -138,6 +144,9 @@ describe("server reflection", () => {
       "google/protobuf/timestamp.proto",
     ]);
     expect(files[0].name).toBe("calq/v1/calendar_service.proto");
+    // With the contract's comments, so `grpcurl describe` shows them.
+    const comments = files[0].sourceCodeInfo?.location.map((location) => location.leadingComments ?? "") ?? [];
+    expect(comments.some((comment) => comment.includes("Finds the event occurrences of one calendar"))).toBe(true);
     expect(files[0].service.map((service) => service.name)).toEqual(["CalendarService"]);
     expect(answers[1].getErrorResponse()?.getErrorCode()).toBe(grpc.status.NOT_FOUND);
     expect(answers[1].getOriginalRequest()?.getFileContainingSymbol()).toBe("calq.v1.NoSuchService");

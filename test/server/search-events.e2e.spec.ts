@@ -329,6 +329,23 @@ describe("who may read what", () => {
     );
   });
 
+  it("audit-logs the calendars a ListCalendars shows only through calendar.read.any", async () => {
+    const listed = await client.listCalendars("token-auditor");
+    expect(listed.calendars.map((calendar) => calendar.id)).toEqual(["binh-private", "never-loaded", "work"]);
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        kind: "audit",
+        principal: "auditor",
+        method: "ListCalendars",
+        calendar_ids: ["binh-private", "never-loaded", "work"],
+        capability: "calendar.read.any",
+      }),
+    );
+    const before = logs.length;
+    await client.listCalendars();
+    expect(logs.slice(before).filter((record) => record.kind === "audit")).toEqual([]);
+  });
+
   it("lists only the calendars the caller may read", async () => {
     const an = await client.listCalendars();
     expect(an.calendars.map((calendar) => [calendar.id, calendar.primary, calendar.timezone])).toEqual([
