@@ -45,7 +45,7 @@ export class Metrics {
     this.cursorRejections = new Counter({ name: "calq_cursor_rejections_total", help: "Cursors refused, by reason.", labelNames: ["reason"], registers });
     this.reloads = new Counter({
       name: "calq_calendar_reloads_total",
-      help: "Calendar loads, by outcome: success or the failure class.",
+      help: "Reads of calendar feeds, by outcome: loaded (a new snapshot), unchanged (304 or the same bytes), or the failure class.",
       labelNames: ["calendar_id", "outcome"],
       registers,
     });
