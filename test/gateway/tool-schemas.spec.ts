@@ -72,6 +72,8 @@ describe("tools generated from the proto descriptors", () => {
       expect(text).toContain(`- ${code}: `);
     }
     expect(text).not.toMatch(/\bINVALID_INTERVAL\b/);
+    for (const code of ["invalid_arguments", "internal", "service_unavailable", "service_overloaded"]) expect(text).toContain(`- ${code}: `);
+    expect(text).toContain("- service_overloaded: the calendar service is busy; retry after a short wait.");
   });
 
   it("tells the model in get_user_context what to do when no zone is recorded", () => {
