@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CALQ, killed, spawnNode, waitForOutput } from "../support/calq-process.js";
 import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, startSeedService, type SeedService } from "./support/seed-service.js";
 import { callTool, errorCode, eventsOf } from "./support/tool-results.js";
+import { toolScenarios } from "./support/tool-scenarios.js";
 
 let seed: SeedService;
 let gateway: ChildProcess;
@@ -60,10 +61,7 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
     expect((anCalendars.structured as { calendars: { id: string }[] }).calendars.map((calendar) => calendar.id)).toEqual(["never-loaded", "new-york", "work"]);
   });
 
-  it("forwards a wrong token to calq, which refuses it: unauthenticated", async () => {
-    const { client } = await connect("not-a-token");
-    expect(errorCode(await callTool(client, "get_user_context", {}))).toBe("unauthenticated");
-  });
+  toolScenarios({ seed: () => seed, connect: async (token) => (await connect(token)).client });
 
   it("answers 401 with a Bearer challenge when no token is sent", async () => {
     const response = await fetch(url, {
