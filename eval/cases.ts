@@ -45,11 +45,14 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** What a clarifying question must be about: the user's time zone or place, or which of the two instants of a repeated local time. */
+export type AskTopic = "zone" | "fold";
+
 /** What a careful assistant does next. */
 export type Expectation =
   | { readonly kind: "call"; readonly arguments: SearchArguments }
-  /** No search yet: the assistant must ask the user (for a zone, or which of two instants). */
-  | { readonly kind: "ask"; readonly why: string };
+  /** No search yet: the assistant must ask the user about `about`. */
+  | { readonly kind: "ask"; readonly about: AskTopic; readonly why: string };
 
 /** One request to evaluate, with everything the scoring needs. */
 export interface EvalCase {
@@ -86,7 +89,7 @@ function search(...args: Parameters<typeof searchArguments>): Expectation {
   return { kind: "call", arguments: searchArguments(...args) };
 }
 
-const ASK_ZONE: Expectation = { kind: "ask", why: "no zone is recorded and the request names no place" };
+const ASK_ZONE: Expectation = { kind: "ask", about: "zone", why: "no zone is recorded and the request names no place" };
 
 /** A finished first search whose answer has a next page, then the user's follow-up. */
 function followUp(first: string, firstArguments: SearchArguments, reply: string): ChatMessage[] {
@@ -140,7 +143,7 @@ export const CASES: readonly EvalCase[] = [
   { id: "en-ny-sunday-dst", language: "en", context: NEW_YORK_FRIDAY, request: "What's on my calendar this Sunday?", expected: search(NY, "2026-11-01", "2026-11-02"), tags: ["dst", "day"] },
   { id: "en-ny-next-week-starts", language: "en", context: NEW_YORK_FRIDAY, request: "What meetings start next week?", expected: search(NY, "2026-11-02", "2026-11-09", "start_within"), tags: ["dst", "week", "start_within"] },
   { id: "en-ny-saturday-to-monday", language: "en", context: NEW_YORK_FRIDAY, request: "What's on from Saturday through Monday?", expected: search(NY, "2026-10-31", "2026-11-03"), tags: ["dst", "days"] },
-  { id: "en-ny-fold", language: "en", context: NEW_YORK_FRIDAY, request: "Do I have anything on Sunday between 1:30 and 1:45 in the morning?", expected: { kind: "ask", why: "01:30 happens twice on 2026-11-01 in New York" }, tags: ["dst", "ambiguous"] },
+  { id: "en-ny-fold", language: "en", context: NEW_YORK_FRIDAY, request: "Do I have anything on Sunday between 1:30 and 1:45 in the morning?", expected: { kind: "ask", about: "fold", why: "01:30 happens twice on 2026-11-01 in New York" }, tags: ["dst", "ambiguous"] },
   { id: "en-ny-monday-morning", language: "en", context: NEW_YORK_FRIDAY, request: "Monday morning, after the clocks change: what do I have?", expected: search(NY, "2026-11-02T09:00:00-05:00", "2026-11-02T12:00:00-05:00"), tags: ["dst", "relative"] },
   { id: "en-ny-tomorrow", language: "en", context: NEW_YORK_FRIDAY, request: "Anything tomorrow?", expected: search(NY, "2026-10-31", "2026-11-01"), tags: ["relative", "day"] },
   // English, London, across the 2026-10-25 fall-back.

@@ -12,6 +12,11 @@ export interface ChatEndpoint {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly model: string;
+  /**
+   * Sent only when set: some reasoning models refuse any `temperature`,
+   * others refuse 0 (eval/run.ts takes it from CALQ_EVAL_TEMPERATURE).
+   */
+  readonly temperature?: number;
 }
 
 /** The assistant's message of the first choice. */
@@ -25,7 +30,7 @@ export async function complete(endpoint: ChatEndpoint, messages: readonly ChatMe
   const response = await fetch(`${endpoint.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${endpoint.apiKey}` },
-    body: JSON.stringify({ model: endpoint.model, messages, tools, tool_choice: "auto", temperature: 0 }),
+    body: JSON.stringify({ model: endpoint.model, messages, tools, tool_choice: "auto", ...(endpoint.temperature === undefined ? {} : { temperature: endpoint.temperature }) }),
     signal: AbortSignal.timeout(120_000),
   });
   if (!response.ok) throw new Error(`the endpoint answered ${response.status}: ${(await response.text()).slice(0, 200)}`);

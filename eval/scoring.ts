@@ -11,9 +11,13 @@
  * both mean the first page), and a window naming the same instants, read
  * the way calq reads them ("2026-10-02T09:00:00+07:00" and
  * "2026-10-02T09:00" in Asia/Ho_Chi_Minh are the same instant).
+ *
+ * "Asked" means the reply is a clarifying question about what the case
+ * needs (asksAbout): any other reply, such as a refusal or an unrelated
+ * answer, is neither a search nor a clarification.
  */
 import { resolveWindow } from "../src/time/request-window.js";
-import type { EvalCase, SearchArguments } from "./cases.js";
+import type { AskTopic, EvalCase, SearchArguments } from "./cases.js";
 
 /** What the model did at the end of a case. */
 export type Outcome =
@@ -31,7 +35,10 @@ export interface CaseScore {
   readonly exact: boolean;
   /** For expected searches: a search with the expected match mode. */
   readonly matchModeCorrect: boolean;
-  /** The model replied in words instead of searching. */
+  /**
+   * The model replied with a question about what the case needs: the topic
+   * of an expected question, else the user's time zone or place.
+   */
   readonly asked: boolean;
   readonly outcome: Outcome;
 }
@@ -50,9 +57,38 @@ export function scoreCase(testCase: EvalCase, variant: string, outcome: Outcome)
     noZone: testCase.context.timezone === null,
     exact: expected.kind === "call" && search !== null && sameSearch(expected.arguments, search, testCase.context.primaryCalendarId),
     matchModeCorrect: expected.kind === "call" && search !== null && search.match_mode === expected.arguments.match_mode,
-    asked: outcome.kind === "reply",
+    asked: outcome.kind === "reply" && asksAbout(outcome.text, expected.kind === "ask" ? expected.about : "zone"),
     outcome,
   };
+}
+
+/** Where a sentence ends: after its punctuation (kept), or at a line break. */
+const SENTENCE_END = /(?<=[.!?？。])\s+|\n+/u;
+
+/** A sentence is a question when it has a question mark or the form of one. */
+const QUESTION = [
+  /[?？]/u,
+  // English questions and requests open with their word.
+  /^\W*(?:and |so |then )?(?:which|what|where|could you|can you|would you|please|tell me|let me know)\b/iu,
+  // Vietnamese question words sit inside the sentence.
+  /(?<!\p{L})(?:nào|đâu|bạn đang ở)(?!\p{L})/iu,
+];
+
+/** Words that show what a question is about, English and Vietnamese. */
+const TOPIC_WORDS: Record<AskTopic, RegExp> = {
+  zone: /time ?zone|(?<!\p{L})(?:zone|city|where|located|location|country|place|UTC|GMT|múi giờ|ở đâu|thành phố|quốc gia|nơi|giờ địa phương)(?!\p{L})/iu,
+  fold: /(?<!\p{L})(?:first|second|earlier|later|EDT|EST|daylight|standard|twice|repeats?|UTC|GMT|lần đầu|lần thứ hai|hai lần|sớm hơn|muộn hơn)(?!\p{L})|[+-]\d\d:\d\d/iu,
+};
+
+/**
+ * Whether `reply` asks the user about `topic`: one of its sentences is a
+ * question (a question mark, or a question word in English or Vietnamese),
+ * and the reply names the topic (for "zone": a time zone or a place). A
+ * refusal, an answer, or a question about something else is not asking.
+ */
+export function asksAbout(reply: string, topic: AskTopic): boolean {
+  const asks = reply.split(SENTENCE_END).some((sentence) => QUESTION.some((form) => form.test(sentence.trim())));
+  return asks && TOPIC_WORDS[topic].test(reply);
 }
 
 /** Whether `actual` asks calq exactly what `expected` asks. */

@@ -2,11 +2,13 @@
  * The gateway's subcommands of `calq`:
  *
  *   calq tools --format openai|anthropic|mcp
- *   calq mcp [--service URL] [--http PORT [--host H]]
+ *   calq mcp [--service URL] [--http PORT [--host H] [--allow-plaintext-non-loopback]]
  *
  * `calq mcp` serves MCP over stdio as the caller whose token is in CALQ_TOKEN,
  * or, with --http, over Streamable HTTP as whoever each request's bearer
  * token names. Either way it reaches calq at --service (or CALQ_SERVICE_URL).
+ * Like the service, it serves plaintext on a non-loopback address only when
+ * told a proxy in front terminates TLS.
  *
  * Usage errors exit 2 with a one-line message, like the rest of the command.
  */
@@ -14,7 +16,7 @@ import { parseArgs } from "node:util";
 import { createCalqClient } from "./calq-client.js";
 import { ToolExecutor } from "./execute.js";
 import { FORMATS, MCP_PROTOCOL_VERSION, toolsInFormat, type ToolFormat } from "./formats.js";
-import { serveMcpHttp } from "./mcp-http.js";
+import { PlaintextRefusedError, serveMcpHttp } from "./mcp-http.js";
 import { serveStdio } from "./mcp-server.js";
 import { buildToolCatalog } from "./tool-schemas.js";
 
@@ -22,14 +24,17 @@ const DEFAULT_SERVICE_URL = "http://127.0.0.1:50051";
 
 /** The gateway's part of `calq help`. */
 export const GATEWAY_USAGE = `usage: calq tools --format openai|anthropic|mcp
-       calq mcp [--service URL] [--http PORT [--host H]]
+       calq mcp [--service URL] [--http PORT [--host H] [--allow-plaintext-non-loopback]]
 
   --format F       print the calq tools as OpenAI function tools (strict), Anthropic tools or MCP tools
   --service URL    the calq service to call (default $CALQ_SERVICE_URL, else ${DEFAULT_SERVICE_URL})
   --http PORT      serve MCP over Streamable HTTP at http://H:PORT/mcp (0 picks a free port);
                    each request's bearer token is forwarded to calq as the caller's
                    without --http: MCP over stdio, as the caller whose token is in CALQ_TOKEN
-  --host H         address to bind with --http (default 127.0.0.1)`;
+  --host H         address to bind with --http (default 127.0.0.1); an address other
+                   machines can reach is refused, since requests carry bearer tokens
+  --allow-plaintext-non-loopback
+                   serve --http on a non-loopback --host anyway: a proxy in front terminates TLS`;
 
 /** Runs `calq tools ...` or `calq mcp ...`; false when `command` is not the gateway's. */
 export async function runGatewayCommand(command: string, argv: string[]): Promise<boolean> {
@@ -38,7 +43,7 @@ export async function runGatewayCommand(command: string, argv: string[]): Promis
     if (command === "tools") printTools(argv);
     else await serveMcp(argv);
   } catch (error) {
-    const usage = error instanceof GatewayUsageError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
+    const usage = error instanceof GatewayUsageError || error instanceof PlaintextRefusedError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
     if (!usage) throw error;
     process.stderr.write(`calq: ${(error as Error).message}\n${GATEWAY_USAGE}\n`);
     process.exit(2);
@@ -58,7 +63,12 @@ function printTools(argv: string[]): void {
 async function serveMcp(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { service: { type: "string" }, http: { type: "string" }, host: { type: "string", default: "127.0.0.1" } },
+    options: {
+      service: { type: "string" },
+      http: { type: "string" },
+      host: { type: "string", default: "127.0.0.1" },
+      "allow-plaintext-non-loopback": { type: "boolean", default: false },
+    },
     strict: true,
   });
   const serviceUrl = values.service ?? process.env.CALQ_SERVICE_URL ?? DEFAULT_SERVICE_URL;
@@ -73,7 +83,7 @@ async function serveMcp(argv: string[]): Promise<void> {
   }
   const port = Number(values.http);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new GatewayUsageError(`--http ${values.http} is not a port number`);
-  const server = await serveMcpHttp(executor, values.host, port);
+  const server = await serveMcpHttp(executor, { host: values.host, port, allowPlaintextNonLoopback: values["allow-plaintext-non-loopback"] });
   process.stdout.write(`calq MCP gateway (MCP ${MCP_PROTOCOL_VERSION}, Streamable HTTP) listening on ${server.url}, calling ${serviceUrl}\n`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.once("SIGINT", stop);

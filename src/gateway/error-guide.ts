@@ -20,11 +20,15 @@ export interface ErrorGuideEntry {
   readonly instruction: string;
 }
 
-/** The gateway's own codes: arguments the schema refuses, and failures calq did not explain. */
+/**
+ * The gateway's own codes: arguments the schema refuses, and failures calq
+ * did not explain (its transport's statuses, which carry no calq reason).
+ */
 export const GATEWAY_ERRORS = {
   invalid_arguments: "the arguments do not fit this tool's schema; fix them (the caller is never an argument).",
   internal: "the calendar service failed; tell the user, and retry later; quote the correlation id if it persists.",
   service_unavailable: "the calendar service could not be reached; retry later.",
+  service_overloaded: "the calendar service is busy; retry after a short wait.",
 } as const;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

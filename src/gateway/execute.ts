@@ -26,7 +26,7 @@ export interface ToolResult {
 
 /** A refusal as the model sees it. */
 export interface ToolError {
-  /** SPEC §8 reason in lower case, or one of the gateway's own: invalid_arguments, internal, service_unavailable. */
+  /** SPEC §8 reason in lower case, or one of the gateway's own (GATEWAY_ERRORS). */
   readonly code: string;
   /** The service's own message (or the schema's problems); safe to show. */
   readonly message: string;
@@ -99,8 +99,8 @@ export class ToolExecutor {
     if (info === undefined) {
       // Not the service's words (a connection failure, a proxy, a bug here): log them, say only that it failed.
       this.log({ level: "warn", msg: "tool call failed without a calq reason", tool: tool.name, code: Code[connectError.code], error: connectError.message });
-      const code: GatewayErrorCode = connectError.code === Code.Unavailable || connectError.code === Code.DeadlineExceeded ? "service_unavailable" : "internal";
-      return { code, message: code === "internal" ? "the call failed" : "the calendar service could not be reached", instruction: GATEWAY_ERRORS[code], fields: [], metadata: {} };
+      const code = gatewayCodeOf(connectError.code);
+      return { code, message: GATEWAY_MESSAGES[code], instruction: GATEWAY_ERRORS[code], fields: [], metadata: {} };
     }
     const code = info.reason.toLowerCase();
     const fields = connectError.findDetails(BadRequestSchema).flatMap((detail) => detail.fieldViolations.map((violation) => violation.field));
@@ -113,6 +113,33 @@ export class ToolExecutor {
     };
   }
 }
+
+/** The gateway's codes for a call that failed without a calq reason. */
+type UnexplainedFailure = Exclude<GatewayErrorCode, "invalid_arguments">;
+
+/**
+ * The gateway's code for a status without a calq reason. RESOURCE_EXHAUSTED
+ * is calq's concurrency or request-size limit: worth a retry after a pause,
+ * unlike a fault.
+ */
+function gatewayCodeOf(code: Code): UnexplainedFailure {
+  switch (code) {
+    case Code.Unavailable:
+    case Code.DeadlineExceeded:
+      return "service_unavailable";
+    case Code.ResourceExhausted:
+      return "service_overloaded";
+    default:
+      return "internal";
+  }
+}
+
+/** What a failure without a calq reason says happened; never the upstream's own words. */
+const GATEWAY_MESSAGES: Record<UnexplainedFailure, string> = {
+  internal: "the call failed",
+  service_unavailable: "the calendar service could not be reached",
+  service_overloaded: "the calendar service is busy",
+};
 
 /** The method of gen/'s CalendarService that `method` (from the descriptor set) describes; throws when gen/ lacks it. */
 function generatedMethod(method: DescMethod): DescMethod {

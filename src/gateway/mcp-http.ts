@@ -7,13 +7,27 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isLoopback } from "../net/loopback.js";
 import type { ToolExecutor } from "./execute.js";
 import { createMcpServer } from "./mcp-server.js";
 
 /** The one path MCP is served at. */
 export const MCP_PATH = "/mcp";
 
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** How to serve: the address to bind and what to allow there. */
+export interface McpHttpOptions {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /**
+   * Serve plaintext on an address other machines can reach: only when a
+   * proxy in front terminates TLS, as with the service's flag of that name.
+   */
+  readonly allowPlaintextNonLoopback?: boolean;
+}
+
+/** The gateway would send bearer tokens in the clear to other machines. */
+export class PlaintextRefusedError extends Error {}
 
 /** A listening gateway: its MCP endpoint and how to stop it. */
 export interface McpHttpServer {
@@ -21,8 +35,17 @@ export interface McpHttpServer {
   close(): Promise<void>;
 }
 
-/** Listens on host:port (0 picks a free port) and serves MCP at /mcp. */
-export async function serveMcpHttp(executor: ToolExecutor, host: string, port: number): Promise<McpHttpServer> {
+/**
+ * Listens on host:port and serves MCP at /mcp. Refuses (PlaintextRefusedError)
+ * an address other machines can reach unless allowPlaintextNonLoopback says
+ * TLS is terminated in front: the requests carry bearer tokens.
+ */
+export async function serveMcpHttp(executor: ToolExecutor, { host, port, allowPlaintextNonLoopback = false }: McpHttpOptions): Promise<McpHttpServer> {
+  if (!isLoopback(host) && !allowPlaintextNonLoopback) {
+    throw new PlaintextRefusedError(
+      `refusing plaintext on ${host}, which is not a loopback address: MCP requests carry bearer tokens, which other machines could read; pass --allow-plaintext-non-loopback if a proxy in front terminates TLS`,
+    );
+  }
   let allowedHosts: string[] | undefined;
   const http = createServer((request, response) => {
     handle(executor, allowedHosts, request, response).catch((error: unknown) => {
@@ -37,8 +60,9 @@ export async function serveMcpHttp(executor: ToolExecutor, host: string, port: n
   const bound = (http.address() as AddressInfo).port;
   const shown = host.includes(":") ? `[${host}]` : host;
   // On loopback, only requests naming this server's own address are served, so
-  // a web page cannot reach it through a rebound DNS name.
-  if (LOOPBACK.has(host)) allowedHosts = [`${shown}:${bound}`, `localhost:${bound}`];
+  // a web page cannot reach it through a rebound DNS name. Elsewhere the names
+  // clients use are the proxy's to know, and the proxy's to check.
+  if (isLoopback(host)) allowedHosts = [`${shown}:${bound}`, `localhost:${bound}`];
   return {
     url: `http://${shown}:${bound}${MCP_PATH}`,
     close: () => new Promise((resolve) => {

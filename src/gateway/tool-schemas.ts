@@ -70,12 +70,12 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
 /**
  * The method's comment, the service's promises (read-only, who the caller
  * is), the request's comment and what each field of the result means; then
- * what each refusal asks of the model. A tool without arguments cannot be
- * refused for them, so its list leaves out the INVALID_ARGUMENT reasons.
+ * what each refusal asks of the model: the reasons the method can give
+ * (refusalsOf), then the gateway's own codes, which any call can get.
  */
 function toolDescription(service: DescService, method: DescMethod, errors: readonly ErrorGuideEntry[]): string {
   const results = method.output.fields.map((field) => `- \`${field.name}\`: ${proseOf(field)}`);
-  const refusals = method.input.fields.length > 0 ? errors : errors.filter((entry) => entry.status !== "INVALID_ARGUMENT");
+  const refusals = refusalsOf(method, errors);
   return [
     proseOf(method),
     ...servicePromises(service),
@@ -87,6 +87,17 @@ function toolDescription(service: DescService, method: DescMethod, errors: reado
       ...Object.entries(GATEWAY_ERRORS).map(([code, instruction]) => `- ${code}: ${instruction}`),
     ].join("\n"),
   ].join("\n\n");
+}
+
+/**
+ * The reasons `method` can be refused with. Every call is made as someone,
+ * so UNAUTHENTICATED (the connection's credentials) applies to all. Every
+ * other reason is about something the request names (a window, zone, mode,
+ * limit, cursor or calendar), so a method whose request has no fields can
+ * never give one.
+ */
+function refusalsOf(method: DescMethod, errors: readonly ErrorGuideEntry[]): ErrorGuideEntry[] {
+  return method.input.fields.length > 0 ? [...errors] : errors.filter((entry) => entry.status === "UNAUTHENTICATED");
 }
 
 /**

@@ -12,6 +12,7 @@ import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import { ConfigError, type CalqConfig } from "../config/calq-config.js";
 import type { ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
+import { isLoopback } from "../net/loopback.js";
 import { RefreshScheduler } from "../store/refresh-scheduler.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
@@ -203,9 +204,4 @@ function cursorKeysFromEnvironment(names: readonly string[]): CursorKey[] {
     // The id is a digest of the secret, so a key keeps its id wherever it sits in the list.
     return { id: createHash("sha256").update(secret).digest("base64url").slice(0, 8), secret: Buffer.from(secret) };
   });
-}
-
-/** 127.0.0.0/8, ::1 and localhost: addresses no other machine can reach. */
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -7,6 +7,7 @@ import { VARIANTS } from "../../eval/variants.js";
 
 interface ChatRequest {
   model: string;
+  temperature?: number;
   messages: { role: string; content: string | null; tool_calls?: unknown[] }[];
   tools: { type: string; function: { name: string; description: string; strict: boolean; parameters: { properties: Record<string, { description?: string }> } } }[];
 }
@@ -54,6 +55,8 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
 
     expect(received.length).toBe(12);
     expect(received.every((call) => call.authorization === "Bearer test-key" && call.body.model === "test-model")).toBe(true);
+    // No temperature unless one is configured: some reasoning models refuse the parameter.
+    expect(received.every((call) => !("temperature" in call.body))).toBe(true);
     const first = received[0].body;
     expect(first.messages[0]).toEqual({ role: "system", content: SYSTEM_PROMPT });
     expect(first.messages[1]).toEqual({ role: "user", content: "What meetings do I have next Friday morning?" });
@@ -71,6 +74,13 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
     for (const report of evaluation.reports) {
       expect(report).toMatchObject({ cases: 3, searchCases: 2, exactArgumentAccuracy: 0.5, matchModeAccuracy: 0.5, noZoneAskCases: 1, clarificationRateNoZone: 1, failures: 0 });
     }
+  });
+
+  it("sends the configured temperature", async () => {
+    received.length = 0;
+    await runEvaluation({ cases: CASES.slice(0, 1), variants: [VARIANTS[0]], endpoint: { baseUrl, apiKey: "k", model: "m", temperature: 0.3 } });
+    expect(received.length).toBeGreaterThan(0);
+    expect(received.every((call) => call.body.temperature === 0.3)).toBe(true);
   });
 
   it("counts an endpoint failure as a failed case, not a crash", async () => {

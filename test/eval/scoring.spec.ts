@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CASES, type EvalCase, type SearchArguments } from "../../eval/cases.js";
 import { runCase } from "../../eval/runner.js";
-import { reportTable, sameSearch, scoreCase, summarize, type CaseScore } from "../../eval/scoring.js";
+import { asksAbout, reportTable, sameSearch, scoreCase, summarize, type CaseScore } from "../../eval/scoring.js";
 import { VARIANTS } from "../../eval/variants.js";
 import { buildToolCatalog } from "../../src/gateway/tool-schemas.js";
 
@@ -69,25 +69,66 @@ describe("scoring recorded model outputs", () => {
     expect(byCase["en-follow-up-more"].exact).toBe(true);
     expect(byCase["vi-follow-up-more"]).toMatchObject({ exact: false, matchModeCorrect: true });
     expect(byCase["en-wed-today"].exact).toBe(false);
-    expect(byCase["en-explicit-hours"]).toMatchObject({ expected: "call", asked: true, exact: false, matchModeCorrect: false });
+    // A question, but not about a zone or place: neither a search nor a clarification.
+    expect(byCase["en-explicit-hours"]).toMatchObject({ expected: "call", asked: false, exact: false, matchModeCorrect: false });
     expect(byCase["en-ny-fold"]).toMatchObject({ expected: "ask", noZone: false, asked: true });
     expect(byCase["en-monday-standup"].outcome).toEqual({ kind: "call", name: "search_calendar_events", arguments: null });
     expect(byCase["en-monday-standup"].exact).toBe(false);
+    // A refusal, an unrelated reply and a question about something else do not count as asking.
+    expect(byCase["en-nozone-friday-morning"]).toMatchObject({ expected: "ask", asked: false, exact: false });
+    expect(byCase["en-nozone-next-week"]).toMatchObject({ expected: "ask", asked: false });
+    expect(byCase["en-nozone-free"]).toMatchObject({ expected: "ask", asked: false });
+    expect(byCase["vi-nozone-next-week"]).toMatchObject({ expected: "ask", asked: true });
   });
 
   it("summarizes a variant: exact-argument accuracy, match-mode accuracy, clarification rate without a zone", async () => {
     const report = summarize("full", await scoreRecorded());
-    // 11 recorded cases expect a search: 5 exact, 8 in the right mode; 2 no-zone cases expect a question, 1 asked.
+    // 11 recorded cases expect a search: 5 exact, 8 in the right mode; 6 no-zone cases expect a question, 2 asked one.
     expect(report).toEqual({
       variant: "full",
-      cases: 14,
+      cases: 18,
       searchCases: 11,
       exactArgumentAccuracy: 5 / 11,
       matchModeAccuracy: 8 / 11,
-      noZoneAskCases: 2,
-      clarificationRateNoZone: 0.5,
+      noZoneAskCases: 6,
+      clarificationRateNoZone: 2 / 6,
       failures: 0,
     });
-    expect(reportTable([report])).toContain("| full | 14 | 45.5% of 11 | 72.7% | 50.0% of 2 | 0 |");
+    expect(reportTable([report])).toContain("| full | 18 | 45.5% of 11 | 72.7% | 33.3% of 6 | 0 |");
+  });
+});
+
+describe("asking: a question about what the case needs", () => {
+  it("counts a question about the user's time zone or place, in English and Vietnamese", () => {
+    for (const reply of [
+      "Which time zone are you in?",
+      "Where are you right now? I need it to know when your tomorrow starts.",
+      "I need your city to search. Could you tell me where you are",
+      "Bạn đang ở múi giờ nào?",
+      "Bạn đang ở đâu để tôi tính đúng giờ",
+      "Cho tôi hỏi bạn ở thành phố nào?",
+    ]) {
+      expect(asksAbout(reply, "zone"), reply).toBe(true);
+    }
+  });
+
+  it("does not count a refusal, an answer, or a question about something else", () => {
+    for (const reply of [
+      "Sorry, I can't look up your calendar without knowing your time zone.",
+      "I can't tell what time zone you are in, so I won't guess.",
+      "You have three meetings tomorrow.",
+      "What else can I help you with?",
+      "Do you mean October 5 this year?",
+      "Tôi không thể tìm lịch của bạn.",
+      "",
+    ]) {
+      expect(asksAbout(reply, "zone"), reply).toBe(false);
+    }
+  });
+
+  it("counts, for a repeated local time, a question naming which of the two instants", () => {
+    expect(asksAbout("1:30 happens twice on Sunday. Do you mean the first 1:30 (EDT) or the second (EST)?", "fold")).toBe(true);
+    expect(asksAbout("Which time zone are you in?", "fold")).toBe(false);
+    expect(asksAbout("Clocks fall back on Sunday, so 1:30 happens twice.", "fold")).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import { createCalqClient } from "../../src/gateway/calq-client.js";
 import { ToolExecutor } from "../../src/gateway/execute.js";
 import { buildToolCatalog } from "../../src/gateway/tool-schemas.js";
+import { startTestServer } from "../support/test-server.js";
 
 /**
  * A service that is not calq but speaks its protocol, failing the way a
@@ -64,6 +65,25 @@ describe("what the gateway passes on from a failed call", () => {
     const result = await executor.call(executor.tool("list_calendars")!, {}, "token");
     expect(result.content[0].text).toBe("service_unavailable: the calendar service could not be reached\nWhat to do: the calendar service could not be reached; retry later.");
     expect(logged[0]).toMatchObject({ tool: "list_calendars", code: "Unavailable" });
+  });
+
+  it("says the service is busy, and to retry after a wait, when calq answers RESOURCE_EXHAUSTED", async () => {
+    // calq's request-size limit, set below any search request, refuses with RESOURCE_EXHAUSTED as its concurrency limit does.
+    const served = await startTestServer({
+      calendars: { work: "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//calq//test//EN\r\nEND:VCALENDAR\r\n" },
+      config: { calendars: [{ id: "work", source: "work.ics", readers: ["an"] }], principals: [{ id: "an", tokens: ["an-token"] }] },
+      serve: { maxRequestBytes: 8 },
+    });
+    try {
+      const { executor, logged } = executorFor(served.baseUrl);
+      const args = { calendar_id: "work", start: "2026-10-02", end_exclusive: "2026-10-03", timezone: "Asia/Ho_Chi_Minh", match_mode: "overlap", limit: null, cursor: null };
+      const result = await executor.call(executor.tool("search_calendar_events")!, args, "an-token");
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toBe("service_overloaded: the calendar service is busy\nWhat to do: the calendar service is busy; retry after a short wait.");
+      expect(logged[0]).toMatchObject({ tool: "search_calendar_events", code: "ResourceExhausted" });
+    } finally {
+      await served.close();
+    }
   });
 
   it("refuses arguments the schema refuses without calling the service", async () => {

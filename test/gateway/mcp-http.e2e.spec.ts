@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CALQ, killed, spawnNode, waitForOutput } from "../support/calq-process.js";
 import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, startSeedService, type SeedService } from "./support/seed-service.js";
 import { callTool, errorCode, eventsOf } from "./support/tool-results.js";
+import { toolScenarios } from "./support/tool-scenarios.js";
 
 let seed: SeedService;
 let gateway: ChildProcess;
@@ -58,10 +61,7 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
     expect((anCalendars.structured as { calendars: { id: string }[] }).calendars.map((calendar) => calendar.id)).toEqual(["never-loaded", "new-york", "work"]);
   });
 
-  it("forwards a wrong token to calq, which refuses it: unauthenticated", async () => {
-    const { client } = await connect("not-a-token");
-    expect(errorCode(await callTool(client, "get_user_context", {}))).toBe("unauthenticated");
-  });
+  toolScenarios({ seed: () => seed, connect: async (token) => (await connect(token)).client });
 
   it("answers 401 with a Bearer challenge when no token is sent", async () => {
     const response = await fetch(url, {
@@ -71,5 +71,48 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
     });
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toContain("Bearer");
+  });
+});
+
+describe("calq mcp --http: where it may listen", () => {
+  it("refuses a non-loopback --host with status 2 and says why: bearer tokens would travel in plaintext", async () => {
+    const child = spawnNode([CALQ, "mcp", "--http", "0", "--host", "0.0.0.0", "--service", seed.served.baseUrl]);
+    let stderr = "";
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const status = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve("still running after 10 s"), 10_000))]).finally(() => killed(child));
+    expect(status).toBe(2);
+    expect(stderr).toContain("refusing plaintext on 0.0.0.0, which is not a loopback address");
+    expect(stderr).toContain("bearer tokens");
+    expect(stderr).toContain("--allow-plaintext-non-loopback");
+  });
+
+  it("serves a non-loopback --host when --allow-plaintext-non-loopback says TLS is terminated in front", async () => {
+    const child = spawnNode([CALQ, "mcp", "--http", "0", "--host", "0.0.0.0", "--allow-plaintext-non-loopback", "--service", seed.served.baseUrl]);
+    try {
+      const [, listening] = await waitForOutput(child, /listening on (http:\/\/\S+),/);
+      expect(listening).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
+    } finally {
+      await killed(child);
+    }
+  });
+
+  it("refuses, on loopback, a request naming another host (DNS rebinding)", async () => {
+    const target = new URL(url);
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+        const call = httpRequest(
+          { host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { host, authorization: `Bearer ${AN_TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream" } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode!);
+          },
+        );
+        call.once("error", reject);
+        call.end(body);
+      });
+    expect(await status(`rebound.example:${target.port}`)).toBe(403);
+    expect(await status(target.host)).not.toBe(403);
   });
 });

@@ -24,6 +24,12 @@ function catalogOfEditedProto(edit: (text: string) => string) {
   return buildToolCatalog(registryFromBytes(readFileSync(join(dir, "out.binpb"))));
 }
 
+/** The codes a description's error guide lists ("- code: instruction" after the refusal paragraph's first line). */
+function errorCodesIn(description: string): string[] {
+  const guide = description.slice(description.indexOf("A refusal comes back"));
+  return [...guide.matchAll(/^- ([a-z_]+): /gm)].map((match) => match[1]);
+}
+
 describe("tools generated from the proto descriptors", () => {
   it("offers search_calendar_events, list_calendars and get_user_context", () => {
     expect(catalog.tools.map((candidate) => [candidate.name, candidate.method.name])).toEqual([
@@ -72,6 +78,8 @@ describe("tools generated from the proto descriptors", () => {
       expect(text).toContain(`- ${code}: `);
     }
     expect(text).not.toMatch(/\bINVALID_INTERVAL\b/);
+    for (const code of ["invalid_arguments", "internal", "service_unavailable", "service_overloaded"]) expect(text).toContain(`- ${code}: `);
+    expect(text).toContain("- service_overloaded: the calendar service is busy; retry after a short wait.");
   });
 
   it("tells the model in get_user_context what to do when no zone is recorded", () => {
@@ -79,6 +87,22 @@ describe("tools generated from the proto descriptors", () => {
     expect(text).toContain("When no zone is recorded, ask the user for their time zone or city before searching");
     expect(text).toContain("- `timezone`: The caller's recorded IANA time-zone preference; empty when none is recorded.");
     expect(text).not.toContain("invalid_interval");
+  });
+
+  it("lists for a tool without arguments only the codes it can get: unauthenticated and the gateway's own", () => {
+    const onlyCredentials = ["unauthenticated", "invalid_arguments", "internal", "service_unavailable", "service_overloaded"];
+    expect(errorCodesIn(tool("list_calendars").description)).toEqual(onlyCredentials);
+    expect(errorCodesIn(tool("get_user_context").description)).toEqual(onlyCredentials);
+    expect(errorCodesIn(search.description)).toEqual([...catalog.errors.map((entry) => entry.code), "invalid_arguments", "internal", "service_unavailable", "service_overloaded"]);
+  });
+
+  it("lists the request's reasons for a tool once its request has a field", () => {
+    const edited = catalogOfEditedProto((text) =>
+      text.replace("message ListCalendarsRequest {}", "message ListCalendarsRequest {\n  // Only calendars whose id starts with this.\n  string id_prefix = 1;\n}"),
+    );
+    const list = edited.tools.find((candidate) => candidate.name === "list_calendars")!;
+    expect(errorCodesIn(list.description)).toContain("calendar_not_accessible");
+    expect(errorCodesIn(list.description)).toContain("invalid_interval");
   });
 
   it("reads the error guide from the service comment, one instruction per reason", () => {
