@@ -97,10 +97,15 @@ describe("calq search", () => {
     expect(unauthenticated.stderr).toMatch(/^calq: UNAUTHENTICATED: .*fix the credentials/);
   });
 
-  it("exits 2 with the usage on a missing or unknown mode", async () => {
+  it("exits 2 with the search usage alone on a missing or unknown mode", async () => {
     const run = await calqSearch([...FRIDAY_MORNING, "--mode", "during"]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain("--mode must be overlap or start-within");
-    expect(run.stderr).toContain("usage: calq search");
+    expect(run.stderr).toMatch(/^calq: --mode must be overlap or start-within, not "during"\nusage: calq search /);
+    expect(run.stderr).not.toContain("usage: calq serve");
+    expect(run.stderr).not.toContain("usage: calq check");
+    const unknownFlag = await calqSearch([...FRIDAY_MORNING, "--mode", "overlap", "--window", "x"]);
+    expect(unknownFlag.status).toBe(2);
+    expect(unknownFlag.stderr).toMatch(/^calq: .*--window.*\nusage: calq search /);
+    expect(unknownFlag.stderr).not.toContain("usage: calq serve");
   });
 });
