@@ -9,34 +9,19 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import YAML from "yaml";
 import { directoryConfig, parseConfig, readConfigDocument, type CalqConfig } from "../config/calq-config.js";
-import { printableConfig, resolveServeSettings, SETTING_FLAGS } from "../config/server-config.js";
+import { printableConfig, resolveServeSettings, SETTING_FLAGS, settingsHelp } from "../config/server-config.js";
 import { pinoLogger } from "../server/log.js";
 import { startServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
 
-/** The usage text of `calq serve`. */
+/** The usage text of `calq serve`; the settings part comes from the settings table itself. */
 export const SERVE_USAGE = `usage: calq serve --data DIR [options]
 
-  --data DIR                  folder with calq.yaml, or with *.ics files (then --dev-token is needed)
-  --dev-token T               bearer token of principal "dev" when DIR has no calq.yaml (or CALQ_DEV_TOKEN)
-  --print-config              print the merged configuration, secrets redacted, and exit
+  --data DIR                        folder with calq.yaml, or with *.ics files (then a dev token is needed)
+  --dev-token T                     bearer token of principal "dev" when DIR has no calq.yaml (or CALQ_DEV_TOKEN)
+  --print-config                    print the merged configuration, secrets redacted, and exit
 
-  Each setting below is read from calq.yaml, overridden by its CALQ_* variable, overridden by the flag:
-  --host H                    server.host, CALQ_HOST (default 127.0.0.1)
-  --port N                    server.port, CALQ_PORT (default 50051; 0 picks a free one)
-  --allow-plaintext-non-loopback
-                              server.allow_plaintext_non_loopback: serve plaintext on a non-loopback address
-  --shutdown-grace-seconds S  server.shutdown_grace_seconds (default 10)
-  --max-concurrent-calls N    server.max_concurrent_calls (default 256)
-  --max-request-bytes N       server.max_request_bytes (default 65536)
-  --log-level L               server.log_level: debug, info, warn, error (default info)
-  --tls-cert FILE             tls.cert_file, CALQ_TLS_CERT_FILE
-  --tls-key FILE              tls.key_file, CALQ_TLS_KEY_FILE
-  --tls-client-ca FILE        tls.client_ca_file: require client certificates signed by this CA (mTLS)
-  --tls-principal-from-certificate
-                              tls.principal_from_certificate: the client certificate's CN names the principal
-  --admin-host H              admin.host, CALQ_ADMIN_HOST (default 127.0.0.1)
-  --admin-port N              admin.port, CALQ_ADMIN_PORT: serve /metrics there (off by default)`;
+${settingsHelp()}`;
 
 /** Runs `calq serve ARGS`; resolves once serving (signals end the process), or after --print-config. */
 export async function serve(argv: string[]): Promise<void> {
