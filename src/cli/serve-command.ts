@@ -11,7 +11,7 @@ import YAML from "yaml";
 import { directoryConfig, parseConfig, readConfigDocument, type CalqConfig } from "../config/calq-config.js";
 import { printableConfig, resolveServeSettings, SETTING_FLAGS, settingsHelp } from "../config/server-config.js";
 import { pinoLogger } from "../server/log.js";
-import { startServer } from "../server/server.js";
+import { startServer, type RunningServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
 
 /** The usage text of `calq serve`; the settings part comes from the settings table itself. */
@@ -51,26 +51,46 @@ export async function serve(argv: string[]): Promise<void> {
   }
 
   const log = pinoLogger(settings.logLevel);
-  const server = await startServer({ ...settings, config, log });
-  const shown = server.host.includes(":") ? `[${server.host}]` : server.host;
-  const protocols = settings.tls === undefined ? "HTTP/2 cleartext and HTTP/1.1" : `TLS${settings.tls.clientCaFile ? " with client certificates" : ""}, HTTP/2 and HTTP/1.1`;
-  process.stdout.write(
-    `calq listening on ${shown}:${server.port} (gRPC, gRPC-Web and Connect over ${protocols})\n` +
-      `serving ${config.calendars.length} calendar(s) from ${values.data}\n` +
-      (server.adminPort === undefined ? "" : `metrics on http://${settings.admin!.host}:${server.adminPort}/metrics\n`),
-  );
-  process.on("SIGHUP", () => {
-    for (const calendar of config.calendars) void server.store.reload(calendar.id);
-  });
-  const stop = (signal: string) => {
+  // Signals are handled from the start: a SIGTERM while the first load is
+  // still reading a slow feed drains and exits 0 like any other.
+  let listening: RunningServer | undefined;
+  let signalled: string | undefined;
+  const drain = (server: RunningServer, signal: string) => {
     log({ level: "info", msg: "draining", signal, grace_seconds: settings.shutdownGraceSeconds });
     void server.close(settings.shutdownGraceSeconds * 1000).then(() => {
       log({ level: "info", msg: "stopped" });
       process.exit(0);
     });
   };
+  const stop = (signal: string) => {
+    signalled = signal;
+    if (listening !== undefined) drain(listening, signal);
+  };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+
+  // The port is printed as soon as it is open, so probes can find it (NOT_SERVING) while the calendars load.
+  const server = await startServer({
+    ...settings,
+    config,
+    log,
+    onListening: (opened) => {
+      listening = opened;
+      const shown = opened.host.includes(":") ? `[${opened.host}]` : opened.host;
+      const protocols = settings.tls === undefined ? "HTTP/2 cleartext and HTTP/1.1" : `TLS${settings.tls.clientCaFile ? " with client certificates" : ""}, HTTP/2 and HTTP/1.1`;
+      process.stdout.write(
+        `calq listening on ${shown}:${opened.port} (gRPC, gRPC-Web and Connect over ${protocols})\n` +
+          (opened.adminPort === undefined ? "" : `metrics on http://${settings.admin!.host}:${opened.adminPort}/metrics\n`) +
+          `loading ${config.calendars.length} calendar(s) from ${values.data}; health says NOT_SERVING until they are ready\n`,
+      );
+      if (signalled !== undefined) drain(opened, signalled);
+    },
+  });
+  if (signalled !== undefined) return;
+  process.stdout.write(`serving ${config.calendars.length} calendar(s) from ${values.data}\n`);
+  process.on("SIGHUP", () => {
+    for (const calendar of config.calendars) void server.store.reload(calendar.id);
+  });
 }
 
 /** A folder served without calq.yaml, written the way calq.yaml would say it. */

@@ -60,8 +60,12 @@ export function registerHealth(router: ConnectRouter, state: HealthState): void 
     },
     async *watch(request, context) {
       // A draining server ends the stream after saying so, so draining is not held up by watchers.
+      // Only changes are sent: starting and draining are both NOT_SERVING.
+      let sent: ServingStatus | undefined;
       for (;;) {
-        yield { status: known(request.service) ? status() : ServingStatus.SERVICE_UNKNOWN };
+        const now = known(request.service) ? status() : ServingStatus.SERVICE_UNKNOWN;
+        if (now !== sent) yield { status: now };
+        sent = now;
         if (state.phase === "draining") return;
         await state.changed(context.signal);
         // Past the client's deadline (or after it left) the stream ends with that status, not OK.

@@ -46,8 +46,8 @@ export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | 
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Re-read feeds on their refresh interval and watch file sources (default true; tests that reload by hand turn it off). */
   readonly refreshFeeds?: boolean;
-  /** Called once the port is open, before the first load of the calendars. */
-  readonly onListening?: (address: { readonly host: string; readonly port: number }) => void;
+  /** Called once the port is open, before the first load of the calendars; the server may be closed from here on. */
+  readonly onListening?: (server: RunningServer) => void;
 }
 
 export interface RunningServer {
@@ -138,12 +138,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw error;
     });
   }
-  options.onListening?.({ host: listener.host, port: listener.port });
-  await store.loadAll();
-  const refresher = new RefreshScheduler(store, config.calendars);
-  if (options.refreshFeeds ?? true) refresher.start();
-  health.enter("serving");
-  return {
+  let refresher: RefreshScheduler | undefined;
+  const running: RunningServer = {
     host: listener.host,
     port: listener.port,
     adminPort: admin?.port,
@@ -151,11 +147,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     health,
     async close(graceMs) {
       health.enter("draining");
-      refresher.stop();
+      refresher?.stop();
       await listener.close(graceMs);
       await admin?.close();
     },
   };
+  options.onListening?.(running);
+  await store.loadAll();
+  if (health.phase === "draining") return running;
+  refresher = new RefreshScheduler(store, config.calendars);
+  if (options.refreshFeeds ?? true) refresher.start();
+  health.enter("serving");
+  return running;
 }
 
 /** Diagnostics logged per load; the rest are counted. */

@@ -2,9 +2,14 @@
  * SIGTERM to a real `calq serve` process: health turns NOT_SERVING, a call
  * in flight (a reflection stream the client is slow to finish) completes,
  * and the process exits 0; a call that outlives the grace period is cut so
- * the process still exits.
+ * the process still exits. A SIGTERM while the first load is still reading
+ * a slow feed drains and exits 0 too, and the port is printed before that
+ * load ends.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -21,13 +26,23 @@ import {
   type ServerReflectionRequest,
   type ServerReflectionResponse,
 } from "../../gen/grpc/reflection/v1/reflection_pb.js";
+import { startFeedServer } from "../support/feed-server.js";
 
 const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
 const running: ChildProcess[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
 
-afterEach(() => {
+afterEach(async () => {
   for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** A fresh folder for a calq.yaml; removed after the test. */
+function dataFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), "calq-shutdown-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 interface Served {
   readonly child: ChildProcess;
@@ -37,8 +52,8 @@ interface Served {
   readonly exited: Promise<number | null>;
 }
 
-async function serve(graceSeconds: number): Promise<Served> {
-  const child = spawn(process.execPath, [CALQ, "serve", "--data", "data", "--port", "0", "--shutdown-grace-seconds", String(graceSeconds)], {
+async function serve(graceSeconds: number, data = "data"): Promise<Served> {
+  const child = spawn(process.execPath, [CALQ, "serve", "--data", data, "--port", "0", "--shutdown-grace-seconds", String(graceSeconds)], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.push(child);
@@ -95,6 +110,18 @@ function reflectionStream(client: grpc.Client) {
   };
 }
 
+function check(client: grpc.Client): Promise<ServingStatus> {
+  return new Promise((resolve, reject) =>
+    client.makeUnaryRequest(
+      "/grpc.health.v1.Health/Check",
+      () => Buffer.from(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema))),
+      (bytes: Buffer) => fromBinary(HealthCheckResponseSchema, bytes),
+      {},
+      (error, response) => (error ? reject(error) : resolve(response!.status)),
+    ),
+  );
+}
+
 function watchHealth(client: grpc.Client) {
   const seen: ServingStatus[] = [];
   const call = client.makeServerStreamRequest(
@@ -129,6 +156,34 @@ describe("SIGTERM", () => {
       stream.end();
       expect((await stream.status).code).toBe(grpc.status.OK);
       expect(await served.exited).toBe(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("prints the port before the first load ends, is NOT_SERVING during it, and drains on SIGTERM then", async () => {
+    let held!: (response: ServerResponse) => void;
+    const answer = new Promise<ServerResponse>((resolve) => (held = resolve));
+    const provider = await startFeedServer((_request, response) => held(response));
+    cleanups.push(() => provider.close());
+    const data = dataFolder();
+    writeFileSync(join(data, "calq.yaml"), JSON.stringify({ calendars: [{ id: "work", source: provider.url, readers: [] }], principals: [] }));
+
+    const served = await serve(10, data);
+    // calq has asked for the feed and is waiting: the load is not over, yet the port is known.
+    await answer;
+    const client = new grpc.Client(served.address, grpc.credentials.createInsecure());
+    try {
+      expect(await check(client)).toBe(ServingStatus.NOT_SERVING);
+      const health = watchHealth(client);
+      await new Promise<void>((resolve) => {
+        const poll = () => (health.seen.length > 0 ? resolve() : setTimeout(poll, 20));
+        poll();
+      });
+      served.child.kill("SIGTERM");
+      expect(await served.exited).toBe(0);
+      expect((await health.status).code).toBe(grpc.status.OK);
+      expect(health.seen).toEqual([ServingStatus.NOT_SERVING]);
     } finally {
       client.close();
     }
