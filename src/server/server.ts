@@ -22,7 +22,7 @@ import { observeCalls } from "./call-observer.js";
 import { calendarService } from "./calendar-service.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
 import { concurrencyLimit } from "./concurrency-limit.js";
-import { HealthState, registerHealth } from "./health.js";
+import { HealthState, refuseWhileDraining, registerHealth } from "./health.js";
 import { JwtVerifier } from "./jwt.js";
 import { stderrLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
@@ -57,7 +57,7 @@ export interface RunningServer {
   readonly adminPort?: number;
   readonly store: CalendarStore;
   readonly health: HealthState;
-  /** Drains: health goes NOT_SERVING, new connections are refused, calls in flight get `graceMs` to finish. */
+  /** Drains: health goes NOT_SERVING, new calls but health ones are refused, calls in flight get `graceMs` to finish. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -120,6 +120,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       interceptors: [
         observeCalls(log, [rpcLog(log, AUDITED_SERVICES), ...(metrics === undefined ? [] : [metrics.onCall])]),
+        refuseWhileDraining(health),
         concurrencyLimit(options.maxConcurrentCalls ?? 256),
       ],
       contextValues: peerContextValues,

@@ -1,9 +1,11 @@
 /**
  * SIGTERM to a real `calq serve` process: health turns NOT_SERVING, a call
  * in flight (a reflection stream the client is slow to finish) completes,
- * and the process exits 0; a call that outlives the grace period is cut so
- * the process still exits. A SIGTERM while the first load is still reading
- * a slow feed drains and exits 0 too, and the port is printed before that
+ * new connections during the grace period are still accepted so a probe's
+ * Check reads NOT_SERVING while other new calls are refused UNAVAILABLE, and
+ * the process exits 0; a call that outlives the grace period is cut so the
+ * process still exits. A SIGTERM while the first load is still reading a
+ * slow feed drains and exits 0 too, and the port is printed before that
  * load ends.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -14,6 +16,7 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
+import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import {
   HealthCheckRequestSchema,
   HealthCheckResponseSchema,
@@ -27,6 +30,7 @@ import {
   type ServerReflectionResponse,
 } from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import { startFeedServer } from "../support/feed-server.js";
+import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
 
 const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
 const running: ChildProcess[] = [];
@@ -151,6 +155,43 @@ describe("SIGTERM", () => {
       expect(health.seen).toEqual([ServingStatus.SERVING, ServingStatus.NOT_SERVING]);
 
       // The client is slow: its second question comes after the server began draining.
+      const described = await stream.ask({ case: "fileContainingSymbol", value: "calq.v1.CalendarService" });
+      expect(described.messageResponse.case).toBe("fileDescriptorResponse");
+      stream.end();
+      expect((await stream.status).code).toBe(grpc.status.OK);
+      expect(await served.exited).toBe(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("keeps accepting connections while draining: a new probe's Check reads NOT_SERVING, other new calls get UNAVAILABLE", async () => {
+    const served = await serve(10);
+    const client = new grpc.Client(served.address, grpc.credentials.createInsecure());
+    try {
+      const stream = reflectionStream(client);
+      await stream.ask({ case: "listServices", value: "" });
+      served.child.kill("SIGTERM");
+      await served.logged('"msg":"draining"');
+
+      // A load balancer's probe opens its own connection after the drain began.
+      const probe = new grpc.Client(served.address, grpc.credentials.createInsecure());
+      try {
+        expect(await check(probe)).toBe(ServingStatus.NOT_SERVING);
+      } finally {
+        probe.close();
+      }
+      const caller = new CalqGrpcClient(served.address, "demo-an-token");
+      try {
+        const refused = await failureOf(
+          caller.searchEvents({ calendarId: "primary", start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP }),
+        );
+        expect(refused.code).toBe(grpc.status.UNAVAILABLE);
+      } finally {
+        caller.close();
+      }
+
+      // The call that began before the drain is still served to its end.
       const described = await stream.ask({ case: "fileContainingSymbol", value: "calq.v1.CalendarService" });
       expect(described.messageResponse.case).toBe("fileDescriptorResponse");
       stream.end();
