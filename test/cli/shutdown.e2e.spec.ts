@@ -1,20 +1,30 @@
 /**
- * SIGTERM to a real `calq serve` process: health turns NOT_SERVING, a call
- * in flight (a reflection stream the client is slow to finish) completes,
- * new connections during the grace period are still accepted so a probe's
- * Check reads NOT_SERVING while other new calls are refused UNAVAILABLE, and
- * the process exits 0; a call that outlives the grace period is cut so the
- * process still exits. A SIGTERM while the first load is still reading a
- * slow feed drains and exits 0 too, and the port is printed before that
- * load ends.
+ * SIGTERM to a real `calq serve` process: health turns NOT_SERVING, calls
+ * in flight complete (a reflection stream the client is slow to finish, and
+ * a unary SearchEvents), new connections during the grace period are still
+ * accepted so a probe's Check reads NOT_SERVING while other new calls are
+ * refused UNAVAILABLE, and the process exits 0; a call that outlives the
+ * grace period is cut so the process still exits. A SIGTERM while the first
+ * load is still reading a slow feed drains and exits 0 too, and the port is
+ * printed before that load ends.
+ *
+ * The slow unary call is slow for a real reason, with no test hook in calq:
+ * its JWT is checked against a JWKS file that is a named pipe, and the read
+ * of that file (calq re-reads the JWKS when it changes) waits until the test
+ * writes the keys, as a key file on a slow or hung network mount would.
+ * Nothing else in a SearchEvents call waits: the search itself is
+ * synchronous, so CPU-heavy expansions would finish before the signal is
+ * even handled.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import {
@@ -30,6 +40,7 @@ import {
   type ServerReflectionResponse,
 } from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import { startFeedServer } from "../support/feed-server.js";
+import { ics, vevent } from "../support/feeds.js";
 import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
 
 const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
@@ -196,6 +207,51 @@ describe("SIGTERM", () => {
       expect(described.messageResponse.case).toBe("fileDescriptorResponse");
       stream.end();
       expect((await stream.status).code).toBe(grpc.status.OK);
+      expect(await served.exited).toBe(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("lets a unary SearchEvents in flight when SIGTERM arrives finish OK", async () => {
+    const data = dataFolder();
+    const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+    const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: "k1", alg: "ES256", use: "sig" }] });
+    const pipe = join(data, "jwks.json");
+    execFileSync("mkfifo", [pipe]);
+    // Should calq never open the pipe, a reader that does not wait releases the test's pending open.
+    cleanups.push(async () => (await open(pipe, constants.O_RDONLY | constants.O_NONBLOCK)).close());
+    writeFileSync(join(data, "work.ics"), ics(...vevent("UID:a", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", "SUMMARY:Review")));
+    writeFileSync(
+      join(data, "calq.yaml"),
+      JSON.stringify({
+        calendars: [{ id: "work", source: "work.ics", readers: ["an"] }],
+        principals: [{ id: "an", primary: "work", tokens: [] }],
+        auth: { jwt: { issuer: "https://id.calq.test", audience: "calq", jwks_file: "jwks.json" } },
+      }),
+    );
+    const now = Math.floor(Date.now() / 1000);
+    const bearer = await new SignJWT({ scope: "calendar.read" })
+      .setSubject("an")
+      .setIssuer("https://id.calq.test")
+      .setAudience("calq")
+      .setExpirationTime(now + 300)
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .sign(privateKey);
+
+    const served = await serve(10, data);
+    await served.logged('"msg":"calendar loaded"');
+    const client = new CalqGrpcClient(served.address, bearer);
+    try {
+      const call = client.searchEvents({ calendarId: "primary", start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP });
+      // Opening the pipe for writing returns once calq has opened it to read the keys: the call is in flight.
+      const keys = await open(pipe, "w");
+      served.child.kill("SIGTERM");
+      await served.logged('"msg":"draining"');
+      await keys.writeFile(jwks);
+      await keys.close();
+      const response = await call;
+      expect(response.events.map((event) => event.summary)).toEqual(["Review"]);
       expect(await served.exited).toBe(0);
     } finally {
       client.close();
