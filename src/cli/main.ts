@@ -6,7 +6,8 @@
  *   calq check FILE.ics [--timezone Z]  (check-command.ts)
  *   calq tools | calq mcp               (gateway/cli.ts)
  *
- * Exits 2 with a one-line message on bad usage or a bad config.
+ * Exits 2 on bad usage or a bad config: a one-line message, then the usage
+ * of the command that was misused only (the whole manual is `calq help`).
  */
 import { ConfigError } from "../config/calq-config.js";
 import { GATEWAY_USAGE, runGatewayCommand } from "../gateway/cli.js";
@@ -17,6 +18,16 @@ import { serve, SERVE_USAGE } from "./serve-command.js";
 import { UsageError } from "./usage-error.js";
 
 const USAGE = `${SERVE_USAGE}\n\n${SEARCH_USAGE}\n\n${CHECK_USAGE}`;
+
+/** The usage printed after a mistake in each command. */
+const COMMAND_USAGE: Readonly<Record<string, string>> = { serve: SERVE_USAGE, search: SEARCH_USAGE, check: CHECK_USAGE };
+
+/** After an unknown command: what the commands are, not every option of each. */
+const COMMANDS = `usage: calq serve|search|check|tools|mcp ...   (calq help shows every option)`;
+
+function usageOf(command: string | undefined): string {
+  return command !== undefined && Object.hasOwn(COMMAND_USAGE, command) ? COMMAND_USAGE[command] : COMMANDS;
+}
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -32,11 +43,11 @@ async function main(argv: string[]): Promise<void> {
     throw new UsageError(`unknown command "${command}"`);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof UsageError) {
-      process.stderr.write(`calq: ${error.message}\n${error instanceof UsageError ? `${USAGE}\n` : ""}`);
+      process.stderr.write(`calq: ${error.message}\n${error instanceof UsageError ? `${usageOf(command)}\n` : ""}`);
       process.exit(2);
     }
     if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
-      process.stderr.write(`calq: ${error.message}\n${USAGE}\n`);
+      process.stderr.write(`calq: ${error.message}\n${usageOf(command)}\n`);
       process.exit(2);
     }
     if (error instanceof Error && "code" in error && error.code === "EADDRINUSE") {

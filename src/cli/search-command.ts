@@ -1,6 +1,7 @@
 /**
  * `calq search`: one search against a running server, for people. Prints a
- * table in the request's zone (all-day events by their dates), how each
+ * table in the request's zone (times with their UTC offset, all-day events
+ * by their dates), how each
  * event sits against the window, and how to get the next page; or, with
  * --json, the responses as the service sent them.
  *
@@ -145,13 +146,25 @@ function renderTable(pages: SearchEventsResponse[], mode: string): string {
 // Ends are exclusive, as in the contract: an all-day event on the 2nd ends on the 3rd.
 const HEADER = ["START", "END (excl.)", "RELATION", "EVENT"];
 
-/** Local times in the request's zone, as "2026-10-02 08:30"; all-day events by their dates. */
+/**
+ * Local times in the request's zone with their UTC offset, as
+ * "2026-10-02 08:30 +07:00"; all-day events by their dates. The offset is
+ * always shown: across a fall-back the same wall time happens twice, and
+ * 01:15 -04:00 to 01:45 -05:00 is 90 minutes, not 30.
+ */
 function row(event: EventOccurrence): string[] {
   const relation = RELATIONS[event.windowRelation];
   const title = event.summary + (event.location === "" ? "" : ` @ ${event.location}`);
   if (event.allDay) {
     return [event.startDate, event.endDateExclusive, relation, `${title} [all day]`];
   }
-  const local = (text: string) => text.slice(0, 16).replace("T", " ");
-  return [local(event.startLocal), local(event.endLocal), relation, title];
+  return [localTime(event.startLocal), localTime(event.endLocal), relation, title];
+}
+
+/** "2026-11-01T01:15:00-04:00" as "2026-11-01 01:15 -04:00" (seconds only when there are some). */
+function localTime(rfc3339: string): string {
+  const parts = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::(\d{2}))?(?:\.\d+)?(Z|[+-]\d{2}:\d{2}(?::\d{2})?)$/.exec(rfc3339);
+  if (parts === null) return rfc3339;
+  const [, date, minutes, seconds, offset] = parts;
+  return `${date} ${minutes}${seconds === undefined || seconds === "00" ? "" : `:${seconds}`} ${offset}`;
 }

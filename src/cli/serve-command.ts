@@ -9,34 +9,19 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import YAML from "yaml";
 import { directoryConfig, parseConfig, readConfigDocument, type CalqConfig } from "../config/calq-config.js";
-import { printableConfig, resolveServeSettings, SETTING_FLAGS } from "../config/server-config.js";
+import { printableConfig, resolveServeSettings, SETTING_FLAGS, settingsHelp } from "../config/server-config.js";
 import { pinoLogger } from "../server/log.js";
-import { startServer } from "../server/server.js";
+import { startServer, type RunningServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
 
-/** The usage text of `calq serve`. */
+/** The usage text of `calq serve`; the settings part comes from the settings table itself. */
 export const SERVE_USAGE = `usage: calq serve --data DIR [options]
 
-  --data DIR                  folder with calq.yaml, or with *.ics files (then --dev-token is needed)
-  --dev-token T               bearer token of principal "dev" when DIR has no calq.yaml (or CALQ_DEV_TOKEN)
-  --print-config              print the merged configuration, secrets redacted, and exit
+  --data DIR                        folder with calq.yaml, or with *.ics files (then a dev token is needed)
+  --dev-token T                     bearer token of principal "dev" when DIR has no calq.yaml (or CALQ_DEV_TOKEN)
+  --print-config                    print the merged configuration, secrets redacted, and exit
 
-  Each setting below is read from calq.yaml, overridden by its CALQ_* variable, overridden by the flag:
-  --host H                    server.host, CALQ_HOST (default 127.0.0.1)
-  --port N                    server.port, CALQ_PORT (default 50051; 0 picks a free one)
-  --allow-plaintext-non-loopback
-                              server.allow_plaintext_non_loopback: serve plaintext on a non-loopback address
-  --shutdown-grace-seconds S  server.shutdown_grace_seconds (default 10)
-  --max-concurrent-calls N    server.max_concurrent_calls (default 256)
-  --max-request-bytes N       server.max_request_bytes (default 65536)
-  --log-level L               server.log_level: debug, info, warn, error (default info)
-  --tls-cert FILE             tls.cert_file, CALQ_TLS_CERT_FILE
-  --tls-key FILE              tls.key_file, CALQ_TLS_KEY_FILE
-  --tls-client-ca FILE        tls.client_ca_file: require client certificates signed by this CA (mTLS)
-  --tls-principal-from-certificate
-                              tls.principal_from_certificate: the client certificate's CN names the principal
-  --admin-host H              admin.host, CALQ_ADMIN_HOST (default 127.0.0.1)
-  --admin-port N              admin.port, CALQ_ADMIN_PORT: serve /metrics there (off by default)`;
+${settingsHelp()}`;
 
 /** Runs `calq serve ARGS`; resolves once serving (signals end the process), or after --print-config. */
 export async function serve(argv: string[]): Promise<void> {
@@ -66,26 +51,46 @@ export async function serve(argv: string[]): Promise<void> {
   }
 
   const log = pinoLogger(settings.logLevel);
-  const server = await startServer({ ...settings, config, log });
-  const shown = server.host.includes(":") ? `[${server.host}]` : server.host;
-  const protocols = settings.tls === undefined ? "HTTP/2 cleartext and HTTP/1.1" : `TLS${settings.tls.clientCaFile ? " with client certificates" : ""}, HTTP/2 and HTTP/1.1`;
-  process.stdout.write(
-    `calq listening on ${shown}:${server.port} (gRPC, gRPC-Web and Connect over ${protocols})\n` +
-      `serving ${config.calendars.length} calendar(s) from ${values.data}\n` +
-      (server.adminPort === undefined ? "" : `metrics on http://${settings.admin!.host}:${server.adminPort}/metrics\n`),
-  );
-  process.on("SIGHUP", () => {
-    for (const calendar of config.calendars) void server.store.reload(calendar.id);
-  });
-  const stop = (signal: string) => {
+  // Signals are handled from the start: a SIGTERM while the first load is
+  // still reading a slow feed drains and exits 0 like any other.
+  let listening: RunningServer | undefined;
+  let signalled: string | undefined;
+  const drain = (server: RunningServer, signal: string) => {
     log({ level: "info", msg: "draining", signal, grace_seconds: settings.shutdownGraceSeconds });
     void server.close(settings.shutdownGraceSeconds * 1000).then(() => {
       log({ level: "info", msg: "stopped" });
       process.exit(0);
     });
   };
+  const stop = (signal: string) => {
+    signalled = signal;
+    if (listening !== undefined) drain(listening, signal);
+  };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+
+  // The port is printed as soon as it is open, so probes can find it (NOT_SERVING) while the calendars load.
+  const server = await startServer({
+    ...settings,
+    config,
+    log,
+    onListening: (opened) => {
+      listening = opened;
+      const shown = opened.host.includes(":") ? `[${opened.host}]` : opened.host;
+      const protocols = settings.tls === undefined ? "HTTP/2 cleartext and HTTP/1.1" : `TLS${settings.tls.clientCaFile ? " with client certificates" : ""}, HTTP/2 and HTTP/1.1`;
+      process.stdout.write(
+        `calq listening on ${shown}:${opened.port} (gRPC, gRPC-Web and Connect over ${protocols})\n` +
+          (opened.adminPort === undefined ? "" : `metrics on http://${settings.admin!.host}:${opened.adminPort}/metrics\n`) +
+          `loading ${config.calendars.length} calendar(s) from ${values.data}; health says NOT_SERVING until they are ready\n`,
+      );
+      if (signalled !== undefined) drain(opened, signalled);
+    },
+  });
+  if (signalled !== undefined) return;
+  process.stdout.write(`serving ${config.calendars.length} calendar(s) from ${values.data}\n`);
+  process.on("SIGHUP", () => {
+    for (const calendar of config.calendars) void server.store.reload(calendar.id);
+  });
 }
 
 /** A folder served without calq.yaml, written the way calq.yaml would say it. */

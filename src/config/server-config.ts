@@ -2,7 +2,8 @@
  * How `calq serve` runs: address, TLS, admin (metrics) port, limits, log
  * level and JWT verification. Each setting comes from calq.yaml, is
  * overridden by its CALQ_* environment variable, which is overridden by its
- * flag; `calq serve --print-config` shows the merged result. The calendars,
+ * flag (auth.jwt is calq.yaml only); `calq serve --print-config` shows the
+ * merged result. The calendars,
  * principals and search limits stay in calq-config.ts.
  *
  * calq.yaml keys (all optional):
@@ -63,35 +64,98 @@ export interface ServeSettings {
   readonly jwt?: JwtSettings;
 }
 
-/** One setting and where it is read from, in rising precedence: yaml, env, flag. */
+/**
+ * One setting and where it is read from, in rising precedence: yaml, env,
+ * flag. This table is the only list of settings: parsing, the flags, the
+ * `calq serve` usage text and the README's settings list all come from it.
+ */
 interface Source {
   readonly yaml: readonly [section: string, key: string];
   readonly env: string;
   readonly flag: string;
-  /** A switch: the flag takes no value. */
-  readonly boolean?: true;
+  /** What the flag's value is called in the usage text; a switch (no value) has none. */
+  readonly value?: string;
+  /** What the setting does, for the usage text. */
+  readonly help: string;
+  /** The value when no source sets it. */
+  readonly default?: string | number;
 }
 
 const SOURCES = {
-  host: { yaml: ["server", "host"], env: "CALQ_HOST", flag: "host" },
-  port: { yaml: ["server", "port"], env: "CALQ_PORT", flag: "port" },
-  allowPlaintextNonLoopback: { yaml: ["server", "allow_plaintext_non_loopback"], env: "CALQ_ALLOW_PLAINTEXT_NON_LOOPBACK", flag: "allow-plaintext-non-loopback", boolean: true },
-  shutdownGraceSeconds: { yaml: ["server", "shutdown_grace_seconds"], env: "CALQ_SHUTDOWN_GRACE_SECONDS", flag: "shutdown-grace-seconds" },
-  maxConcurrentCalls: { yaml: ["server", "max_concurrent_calls"], env: "CALQ_MAX_CONCURRENT_CALLS", flag: "max-concurrent-calls" },
-  maxRequestBytes: { yaml: ["server", "max_request_bytes"], env: "CALQ_MAX_REQUEST_BYTES", flag: "max-request-bytes" },
-  logLevel: { yaml: ["server", "log_level"], env: "CALQ_LOG_LEVEL", flag: "log-level" },
-  tlsCertFile: { yaml: ["tls", "cert_file"], env: "CALQ_TLS_CERT_FILE", flag: "tls-cert" },
-  tlsKeyFile: { yaml: ["tls", "key_file"], env: "CALQ_TLS_KEY_FILE", flag: "tls-key" },
-  tlsClientCaFile: { yaml: ["tls", "client_ca_file"], env: "CALQ_TLS_CLIENT_CA_FILE", flag: "tls-client-ca" },
-  principalFromCertificate: { yaml: ["tls", "principal_from_certificate"], env: "CALQ_TLS_PRINCIPAL_FROM_CERTIFICATE", flag: "tls-principal-from-certificate", boolean: true },
-  adminHost: { yaml: ["admin", "host"], env: "CALQ_ADMIN_HOST", flag: "admin-host" },
-  adminPort: { yaml: ["admin", "port"], env: "CALQ_ADMIN_PORT", flag: "admin-port" },
+  host: { yaml: ["server", "host"], env: "CALQ_HOST", flag: "host", value: "H", help: "address to listen on", default: "127.0.0.1" },
+  port: { yaml: ["server", "port"], env: "CALQ_PORT", flag: "port", value: "N", help: "port to listen on; 0 picks a free one", default: 50051 },
+  allowPlaintextNonLoopback: {
+    yaml: ["server", "allow_plaintext_non_loopback"],
+    env: "CALQ_ALLOW_PLAINTEXT_NON_LOOPBACK",
+    flag: "allow-plaintext-non-loopback",
+    help: "serve plaintext on a non-loopback address (a proxy in front terminates TLS)",
+  },
+  shutdownGraceSeconds: {
+    yaml: ["server", "shutdown_grace_seconds"],
+    env: "CALQ_SHUTDOWN_GRACE_SECONDS",
+    flag: "shutdown-grace-seconds",
+    value: "S",
+    help: "time calls in flight get to finish after SIGTERM",
+    default: 10,
+  },
+  maxConcurrentCalls: {
+    yaml: ["server", "max_concurrent_calls"],
+    env: "CALQ_MAX_CONCURRENT_CALLS",
+    flag: "max-concurrent-calls",
+    value: "N",
+    help: "calls served at once; more are refused RESOURCE_EXHAUSTED",
+    default: 256,
+  },
+  maxRequestBytes: { yaml: ["server", "max_request_bytes"], env: "CALQ_MAX_REQUEST_BYTES", flag: "max-request-bytes", value: "N", help: "largest request message accepted", default: 65536 },
+  logLevel: { yaml: ["server", "log_level"], env: "CALQ_LOG_LEVEL", flag: "log-level", value: "L", help: "debug, info, warn or error", default: "info" },
+  tlsCertFile: { yaml: ["tls", "cert_file"], env: "CALQ_TLS_CERT_FILE", flag: "tls-cert", value: "FILE", help: "TLS certificate (PEM); with tls.key_file, the port speaks TLS only" },
+  tlsKeyFile: { yaml: ["tls", "key_file"], env: "CALQ_TLS_KEY_FILE", flag: "tls-key", value: "FILE", help: "TLS private key (PEM)" },
+  tlsClientCaFile: {
+    yaml: ["tls", "client_ca_file"],
+    env: "CALQ_TLS_CLIENT_CA_FILE",
+    flag: "tls-client-ca",
+    value: "FILE",
+    help: "require client certificates signed by this CA (mTLS)",
+  },
+  principalFromCertificate: {
+    yaml: ["tls", "principal_from_certificate"],
+    env: "CALQ_TLS_PRINCIPAL_FROM_CERTIFICATE",
+    flag: "tls-principal-from-certificate",
+    help: "with mTLS, the client certificate's subject CN names the principal",
+  },
+  adminHost: { yaml: ["admin", "host"], env: "CALQ_ADMIN_HOST", flag: "admin-host", value: "H", help: "address of the metrics port", default: "127.0.0.1" },
+  adminPort: { yaml: ["admin", "port"], env: "CALQ_ADMIN_PORT", flag: "admin-port", value: "N", help: "serve GET /metrics on this port (off when unset)" },
 } as const satisfies Record<string, Source>;
 
 /** The flags of `calq serve` that set these settings, for parseArgs. */
 export const SETTING_FLAGS: Record<string, { type: "string" | "boolean" }> = Object.fromEntries(
-  Object.values(SOURCES).map((source: Source) => [source.flag, { type: source.boolean ? "boolean" : "string" }]),
+  Object.values(SOURCES).map((source: Source) => [source.flag, { type: source.value === undefined ? "boolean" : "string" }]),
 );
+
+/** The environment variables the settings are read from. */
+export const SETTING_VARIABLES: readonly string[] = Object.values(SOURCES).map((source: Source) => source.env);
+
+/**
+ * Every setting with its calq.yaml key, variable, flag, meaning and default,
+ * as `calq serve`'s usage text lists them (and the README copies).
+ */
+export function settingsHelp(): string {
+  const column = 36;
+  const lines = Object.values(SOURCES).flatMap((source: Source) => {
+    const flag = `  --${source.flag}${source.value === undefined ? "" : ` ${source.value}`}`;
+    const where = `${source.yaml.join(".")}, ${source.env}`;
+    const help = `${" ".repeat(column)}${source.help}${source.default === undefined ? "" : ` (default ${source.default})`}`;
+    return flag.length < column ? [flag.padEnd(column) + where, help] : [flag, " ".repeat(column) + where, help];
+  });
+  return [
+    "Each setting is read from calq.yaml, overridden by its CALQ_* variable, overridden by its flag:",
+    ...lines,
+    "",
+    "auth.jwt (issuer, audience, jwks_file, hs256_secret_env, clock_skew_seconds) is read from calq.yaml",
+    "only, with no variable or flag; the HS256 secret itself is read from the variable that",
+    "auth.jwt.hs256_secret_env names.",
+  ].join("\n");
+}
 
 /** The three places a setting can come from. */
 export interface SettingInputs {
@@ -149,7 +213,7 @@ export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
   const isPort = (n: number) => Number.isInteger(n) && n >= 0 && n <= 65535;
   const isPositiveInteger = (n: number) => Number.isInteger(n) && n > 0;
 
-  const logLevel = text("logLevel") ?? "info";
+  const logLevel = text("logLevel") ?? SOURCES.logLevel.default;
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     throw new ConfigError(`${read("logLevel")!.where}: expected debug, info, warn or error`);
   }
@@ -165,14 +229,14 @@ export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
   const adminPort = read("adminPort") === undefined ? undefined : number("adminPort", 0, isPort, "a port number");
 
   return {
-    host: text("host") ?? "127.0.0.1",
-    port: number("port", 50051, isPort, "a port number (0 picks a free one)"),
+    host: text("host") ?? SOURCES.host.default,
+    port: number("port", SOURCES.port.default, isPort, "a port number (0 picks a free one)"),
     allowPlaintextNonLoopback: flag("allowPlaintextNonLoopback"),
     tls: certFile === undefined || keyFile === undefined ? undefined : { certFile, keyFile, clientCaFile, principalFromCertificate },
-    admin: adminPort === undefined ? undefined : { host: text("adminHost") ?? "127.0.0.1", port: adminPort },
-    shutdownGraceSeconds: number("shutdownGraceSeconds", 10, (n) => n >= 0 && Number.isFinite(n), "a number of seconds"),
-    maxConcurrentCalls: number("maxConcurrentCalls", 256, isPositiveInteger, "a positive integer"),
-    maxRequestBytes: number("maxRequestBytes", 64 * 1024, isPositiveInteger, "a positive number of bytes"),
+    admin: adminPort === undefined ? undefined : { host: text("adminHost") ?? SOURCES.adminHost.default, port: adminPort },
+    shutdownGraceSeconds: number("shutdownGraceSeconds", SOURCES.shutdownGraceSeconds.default, (n) => n >= 0 && Number.isFinite(n), "a number of seconds"),
+    maxConcurrentCalls: number("maxConcurrentCalls", SOURCES.maxConcurrentCalls.default, isPositiveInteger, "a positive integer"),
+    maxRequestBytes: number("maxRequestBytes", SOURCES.maxRequestBytes.default, isPositiveInteger, "a positive number of bytes"),
     logLevel: logLevel as LogLevel,
     jwt: parseJwt(root.auth, inputs.baseDirectory),
   };

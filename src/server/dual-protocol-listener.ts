@@ -20,7 +20,15 @@ export interface DualProtocolListener {
   /** The bound address. */
   readonly port: number;
   readonly host: string;
-  /** Stops accepting, ends idle connections, and resolves when all are gone (or destroys them after `graceMs`). */
+  /**
+   * Drains. The connections open now carry the calls in flight: idle ones
+   * are ended at once, busy ones as their calls finish (HTTP/2 gets GOAWAY),
+   * and those left after `graceMs` are destroyed. Until then new connections
+   * are still accepted, each for one request (HTTP/2) or until idle
+   * (HTTP/1.1), so a load balancer's health probe gets an answer rather than
+   * "connection refused"; what that answer is, the handler decides. Then the
+   * port closes, and the promise resolves when no connection is left.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -30,9 +38,12 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
   const h1 = http.createServer(handler as never);
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.Http2Session>();
+  let draining = false;
   h2.on("session", (session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
+    // A connection opened while draining serves the request it came with, then gets GOAWAY.
+    if (draining) session.once("stream", () => session.close());
   });
 
   const sniff = (socket: net.Socket) => {
@@ -82,19 +93,20 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
     port: address.port,
     host: address.address,
     async close(graceMs = 5_000) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      draining = true;
+      const inFlight = [...sockets].map((socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once("close", () => resolve()))));
       for (const session of sessions) session.close();
       // HTTP/1.1 keep-alive connections go idle as their last response is sent; close each when it does.
       h1.closeIdleConnections();
       const sweep = setInterval(() => h1.closeIdleConnections(), 100);
-      const timer = setTimeout(() => {
-        for (const socket of sockets) socket.destroy();
-      }, graceMs);
-      sweep.unref();
-      timer.unref();
-      await closed;
-      clearInterval(sweep);
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.all(inFlight), graceOver]);
       clearTimeout(timer);
+      clearInterval(sweep);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
     },
   };
 }

@@ -4,8 +4,14 @@
  * NOT_SERVING until the first load of its calendars has finished, SERVING
  * then, and NOT_SERVING again once it starts draining before exit. Every
  * served service shares that state: they all read the same calendars.
+ *
+ * While draining, the port stays open for the grace period (see
+ * dual-protocol-listener.ts) so probes on new connections read NOT_SERVING
+ * instead of "connection refused"; every other new call is refused
+ * UNAVAILABLE, which gRPC clients read as "retry, elsewhere". Calls that
+ * began before the drain run on to their end.
  */
-import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
 
 /** Where the server is in its life. */
@@ -60,8 +66,12 @@ export function registerHealth(router: ConnectRouter, state: HealthState): void 
     },
     async *watch(request, context) {
       // A draining server ends the stream after saying so, so draining is not held up by watchers.
+      // Only changes are sent: starting and draining are both NOT_SERVING.
+      let sent: ServingStatus | undefined;
       for (;;) {
-        yield { status: known(request.service) ? status() : ServingStatus.SERVICE_UNKNOWN };
+        const now = known(request.service) ? status() : ServingStatus.SERVICE_UNKNOWN;
+        if (now !== sent) yield { status: now };
+        sent = now;
         if (state.phase === "draining") return;
         await state.changed(context.signal);
         // Past the client's deadline (or after it left) the stream ends with that status, not OK.
@@ -69,4 +79,14 @@ export function registerHealth(router: ConnectRouter, state: HealthState): void 
       }
     },
   });
+}
+
+/** While draining, refuses every new call but health ones with UNAVAILABLE; calls already running are not touched. */
+export function refuseWhileDraining(state: HealthState): Interceptor {
+  return (next) => async (request) => {
+    if (state.phase === "draining" && request.service.typeName !== Health.typeName) {
+      throw new ConnectError("calq is shutting down; retry on another instance", Code.Unavailable);
+    }
+    return next(request);
+  };
 }

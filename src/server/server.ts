@@ -24,7 +24,7 @@ import { observeCalls } from "./call-observer.js";
 import { calendarService } from "./calendar-service.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
 import { concurrencyLimit } from "./concurrency-limit.js";
-import { HealthState, registerHealth } from "./health.js";
+import { HealthState, refuseWhileDraining, registerHealth } from "./health.js";
 import { JwtVerifier } from "./jwt.js";
 import { stderrLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
@@ -48,8 +48,8 @@ export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | 
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Re-read feeds on their refresh interval and watch file sources (default true; tests that reload by hand turn it off). */
   readonly refreshFeeds?: boolean;
-  /** Called once the port is open, before the first load of the calendars. */
-  readonly onListening?: (address: { readonly host: string; readonly port: number }) => void;
+  /** Called once the port is open, before the first load of the calendars; the server may be closed from here on. */
+  readonly onListening?: (server: RunningServer) => void;
 }
 
 export interface RunningServer {
@@ -59,7 +59,7 @@ export interface RunningServer {
   readonly adminPort?: number;
   readonly store: CalendarStore;
   readonly health: HealthState;
-  /** Drains: health goes NOT_SERVING, new connections are refused, calls in flight get `graceMs` to finish. */
+  /** Drains: health goes NOT_SERVING, new calls but health ones are refused, calls in flight get `graceMs` to finish. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -122,6 +122,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       interceptors: [
         observeCalls(log, [rpcLog(log, AUDITED_SERVICES), ...(metrics === undefined ? [] : [metrics.onCall])]),
+        refuseWhileDraining(health),
         concurrencyLimit(options.maxConcurrentCalls ?? 256),
       ],
       contextValues: peerContextValues,
@@ -145,12 +146,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw error;
     });
   }
-  options.onListening?.({ host: listener.host, port: listener.port });
-  await store.loadAll();
-  const refresher = new RefreshScheduler(store, config.calendars);
-  if (options.refreshFeeds ?? true) refresher.start();
-  health.enter("serving");
-  return {
+  let refresher: RefreshScheduler | undefined;
+  const running: RunningServer = {
     host: listener.host,
     port: listener.port,
     adminPort: admin?.port,
@@ -158,11 +155,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     health,
     async close(graceMs) {
       health.enter("draining");
-      refresher.stop();
+      refresher?.stop();
       await listener.close(graceMs);
       await admin?.close();
     },
   };
+  options.onListening?.(running);
+  await store.loadAll();
+  if (health.phase === "draining") return running;
+  refresher = new RefreshScheduler(store, config.calendars);
+  if (options.refreshFeeds ?? true) refresher.start();
+  health.enter("serving");
+  return running;
 }
 
 /** Diagnostics logged per load; the rest are counted. */

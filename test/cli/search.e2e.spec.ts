@@ -7,6 +7,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { killed, startCalqServe } from "../support/calq-process.js";
 import { ics, vevent } from "../support/feeds.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -56,14 +57,14 @@ describe("calq search", () => {
     expect(lines[0]).toBe("work: 3 event(s), overlap, window in Asia/Ho_Chi_Minh");
     expect(lines[1]).toMatch(/^START\s+END \(excl\.\)\s+RELATION\s+EVENT$/);
     expect(lines[2]).toMatch(/^2026-10-02\s+2026-10-03\s+spans window\s+Holiday \[all day\]$/);
-    expect(lines[3]).toMatch(/^2026-10-02 08:30\s+2026-10-02 09:30\s+crosses start\s+Design review @ Room 3.2$/);
-    expect(lines[4]).toMatch(/^2026-10-02 11:30\s+2026-10-02 12:30\s+crosses end\s+Workshop$/);
+    expect(lines[3]).toMatch(/^2026-10-02 08:30 \+07:00\s+2026-10-02 09:30 \+07:00\s+crosses start\s+Design review @ Room 3.2$/);
+    expect(lines[4]).toMatch(/^2026-10-02 11:30 \+07:00\s+2026-10-02 12:30 \+07:00\s+crosses end\s+Workshop$/);
     expect(lines).toHaveLength(5);
   });
 
   it("shows the same events in another zone's local times", async () => {
     const run = await calqSearch(["--calendar", "work", "--start", "2026-10-02T03:00", "--end-exclusive", "2026-10-02T04:00", "--timezone", "Europe/Paris", "--mode", "start-within"]);
-    expect(run.stdout).toMatch(/2026-10-02 03:30\s+2026-10-02 04:30\s+crosses end\s+Design review/);
+    expect(run.stdout).toMatch(/2026-10-02 03:30 \+02:00\s+2026-10-02 04:30 \+02:00\s+crosses end\s+Design review/);
   });
 
   it("pages: a cursor hint without --all, every page with it", async () => {
@@ -97,10 +98,36 @@ describe("calq search", () => {
     expect(unauthenticated.stderr).toMatch(/^calq: UNAUTHENTICATED: .*fix the credentials/);
   });
 
-  it("exits 2 with the usage on a missing or unknown mode", async () => {
+  it("exits 2 with the search usage alone on a missing or unknown mode", async () => {
     const run = await calqSearch([...FRIDAY_MORNING, "--mode", "during"]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain("--mode must be overlap or start-within");
-    expect(run.stderr).toContain("usage: calq search");
+    expect(run.stderr).toMatch(/^calq: --mode must be overlap or start-within, not "during"\nusage: calq search /);
+    expect(run.stderr).not.toContain("usage: calq serve");
+    expect(run.stderr).not.toContain("usage: calq check");
+    const unknownFlag = await calqSearch([...FRIDAY_MORNING, "--mode", "overlap", "--window", "x"]);
+    expect(unknownFlag.status).toBe(2);
+    expect(unknownFlag.stderr).toMatch(/^calq: .*--window.*\nusage: calq search /);
+    expect(unknownFlag.stderr).not.toContain("usage: calq serve");
+  });
+});
+
+describe("calq search across the New York fall-back, against `calq serve --data data`", () => {
+  it("prints each time with its offset, so the 90-minute maintenance does not read as 30 minutes", async () => {
+    const { child, address } = await startCalqServe(["--data", "data", "--port", "0"]);
+    try {
+      const run = await calqSearch(
+        ["--calendar", "new-york", "--start", "2026-11-01T00:00", "--end-exclusive", "2026-11-01T04:00", "--timezone", "America/New_York", "--mode", "overlap"],
+        { CALQ_ADDRESS: address, CALQ_TOKEN: "demo-an-token" },
+      );
+      expect(run.status).toBe(0);
+      const lines = run.stdout.trimEnd().split("\n");
+      expect(lines[0]).toBe("new-york: 2 event(s), overlap, window in America/New_York");
+      // 01:15 EDT to 01:45 EST: the second 01:xx comes after the clocks went back.
+      expect(lines[2]).toMatch(/^2026-11-01 01:15 -04:00\s+2026-11-01 01:45 -05:00\s+inside\s+Maintenance across the fall-back fold/);
+      expect(lines[3]).toMatch(/^2026-11-01 02:30 -05:00\s+2026-11-01 03:00 -05:00\s+inside\s+Nightly batch/);
+      expect(lines).toHaveLength(4);
+    } finally {
+      await killed(child);
+    }
   });
 });

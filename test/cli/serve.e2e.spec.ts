@@ -91,9 +91,19 @@ describe("calq serve", () => {
     expect(result.stderr).toContain("--dev-token");
   });
 
-  it("explains its usage on an unknown flag", () => {
+  it("explains its own usage on an unknown flag, not the other commands'", () => {
     const result = runCalq(["serve", "--dta", "data"]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("usage: calq serve");
+    expect(result.stderr).not.toContain("usage: calq search");
+    expect(result.stderr).not.toContain("usage: calq check");
+  });
+
+  it("names the commands, not every option, after an unknown command", () => {
+    const result = runCalq(["serv", "--data", "data"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('calq: unknown command "serv"');
+    expect(result.stderr).toContain("usage: calq serve|search|check");
+    expect(result.stderr).not.toContain("--data DIR");
   });
 });

@@ -1,14 +1,32 @@
 /**
- * SIGTERM to a real `calq serve` process: health turns NOT_SERVING, a call
- * in flight (a reflection stream the client is slow to finish) completes,
- * and the process exits 0; a call that outlives the grace period is cut so
- * the process still exits.
+ * SIGTERM to a real `calq serve` process: health turns NOT_SERVING, calls
+ * in flight complete (a reflection stream the client is slow to finish, and
+ * a unary SearchEvents), new connections during the grace period are still
+ * accepted so a probe's Check reads NOT_SERVING while other new calls are
+ * refused UNAVAILABLE, and the process exits 0; a call that outlives the
+ * grace period is cut so the process still exits. A SIGTERM while the first
+ * load is still reading a slow feed drains and exits 0 too, and the port is
+ * printed before that load ends.
+ *
+ * The slow unary call is slow for a real reason, with no test hook in calq:
+ * its JWT is checked against a JWKS file that is a named pipe, and the read
+ * of that file (calq re-reads the JWKS when it changes) waits until the test
+ * writes the keys, as a key file on a slow or hung network mount would.
+ * Nothing else in a SearchEvents call waits: the search itself is
+ * synchronous, so CPU-heavy expansions would finish before the signal is
+ * even handled.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
+import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import {
   HealthCheckRequestSchema,
   HealthCheckResponseSchema,
@@ -21,13 +39,25 @@ import {
   type ServerReflectionRequest,
   type ServerReflectionResponse,
 } from "../../gen/grpc/reflection/v1/reflection_pb.js";
+import { startFeedServer } from "../support/feed-server.js";
+import { ics, vevent } from "../support/feeds.js";
+import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
 
 const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
 const running: ChildProcess[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
 
-afterEach(() => {
+afterEach(async () => {
   for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** A fresh folder for a calq.yaml; removed after the test. */
+function dataFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), "calq-shutdown-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 interface Served {
   readonly child: ChildProcess;
@@ -37,8 +67,8 @@ interface Served {
   readonly exited: Promise<number | null>;
 }
 
-async function serve(graceSeconds: number): Promise<Served> {
-  const child = spawn(process.execPath, [CALQ, "serve", "--data", "data", "--port", "0", "--shutdown-grace-seconds", String(graceSeconds)], {
+async function serve(graceSeconds: number, data = "data"): Promise<Served> {
+  const child = spawn(process.execPath, [CALQ, "serve", "--data", data, "--port", "0", "--shutdown-grace-seconds", String(graceSeconds)], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.push(child);
@@ -95,6 +125,18 @@ function reflectionStream(client: grpc.Client) {
   };
 }
 
+function check(client: grpc.Client): Promise<ServingStatus> {
+  return new Promise((resolve, reject) =>
+    client.makeUnaryRequest(
+      "/grpc.health.v1.Health/Check",
+      () => Buffer.from(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema))),
+      (bytes: Buffer) => fromBinary(HealthCheckResponseSchema, bytes),
+      {},
+      (error, response) => (error ? reject(error) : resolve(response!.status)),
+    ),
+  );
+}
+
 function watchHealth(client: grpc.Client) {
   const seen: ServingStatus[] = [];
   const call = client.makeServerStreamRequest(
@@ -129,6 +171,116 @@ describe("SIGTERM", () => {
       stream.end();
       expect((await stream.status).code).toBe(grpc.status.OK);
       expect(await served.exited).toBe(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("keeps accepting connections while draining: a new probe's Check reads NOT_SERVING, other new calls get UNAVAILABLE", async () => {
+    const served = await serve(10);
+    const client = new grpc.Client(served.address, grpc.credentials.createInsecure());
+    try {
+      const stream = reflectionStream(client);
+      await stream.ask({ case: "listServices", value: "" });
+      served.child.kill("SIGTERM");
+      await served.logged('"msg":"draining"');
+
+      // A load balancer's probe opens its own connection after the drain began.
+      const probe = new grpc.Client(served.address, grpc.credentials.createInsecure());
+      try {
+        expect(await check(probe)).toBe(ServingStatus.NOT_SERVING);
+      } finally {
+        probe.close();
+      }
+      const caller = new CalqGrpcClient(served.address, "demo-an-token");
+      try {
+        const refused = await failureOf(
+          caller.searchEvents({ calendarId: "primary", start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP }),
+        );
+        expect(refused.code).toBe(grpc.status.UNAVAILABLE);
+      } finally {
+        caller.close();
+      }
+
+      // The call that began before the drain is still served to its end.
+      const described = await stream.ask({ case: "fileContainingSymbol", value: "calq.v1.CalendarService" });
+      expect(described.messageResponse.case).toBe("fileDescriptorResponse");
+      stream.end();
+      expect((await stream.status).code).toBe(grpc.status.OK);
+      expect(await served.exited).toBe(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("lets a unary SearchEvents in flight when SIGTERM arrives finish OK", async () => {
+    const data = dataFolder();
+    const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+    const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: "k1", alg: "ES256", use: "sig" }] });
+    const pipe = join(data, "jwks.json");
+    execFileSync("mkfifo", [pipe]);
+    // Should calq never open the pipe, a reader that does not wait releases the test's pending open.
+    cleanups.push(async () => (await open(pipe, constants.O_RDONLY | constants.O_NONBLOCK)).close());
+    writeFileSync(join(data, "work.ics"), ics(...vevent("UID:a", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", "SUMMARY:Review")));
+    writeFileSync(
+      join(data, "calq.yaml"),
+      JSON.stringify({
+        calendars: [{ id: "work", source: "work.ics", readers: ["an"] }],
+        principals: [{ id: "an", primary: "work", tokens: [] }],
+        auth: { jwt: { issuer: "https://id.calq.test", audience: "calq", jwks_file: "jwks.json" } },
+      }),
+    );
+    const now = Math.floor(Date.now() / 1000);
+    const bearer = await new SignJWT({ scope: "calendar.read" })
+      .setSubject("an")
+      .setIssuer("https://id.calq.test")
+      .setAudience("calq")
+      .setExpirationTime(now + 300)
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .sign(privateKey);
+
+    const served = await serve(10, data);
+    await served.logged('"msg":"calendar loaded"');
+    const client = new CalqGrpcClient(served.address, bearer);
+    try {
+      const call = client.searchEvents({ calendarId: "primary", start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP });
+      // Opening the pipe for writing returns once calq has opened it to read the keys: the call is in flight.
+      const keys = await open(pipe, "w");
+      served.child.kill("SIGTERM");
+      await served.logged('"msg":"draining"');
+      await keys.writeFile(jwks);
+      await keys.close();
+      const response = await call;
+      expect(response.events.map((event) => event.summary)).toEqual(["Review"]);
+      expect(await served.exited).toBe(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("prints the port before the first load ends, is NOT_SERVING during it, and drains on SIGTERM then", async () => {
+    let held!: (response: ServerResponse) => void;
+    const answer = new Promise<ServerResponse>((resolve) => (held = resolve));
+    const provider = await startFeedServer((_request, response) => held(response));
+    cleanups.push(() => provider.close());
+    const data = dataFolder();
+    writeFileSync(join(data, "calq.yaml"), JSON.stringify({ calendars: [{ id: "work", source: provider.url, readers: [] }], principals: [] }));
+
+    const served = await serve(10, data);
+    // calq has asked for the feed and is waiting: the load is not over, yet the port is known.
+    await answer;
+    const client = new grpc.Client(served.address, grpc.credentials.createInsecure());
+    try {
+      expect(await check(client)).toBe(ServingStatus.NOT_SERVING);
+      const health = watchHealth(client);
+      await new Promise<void>((resolve) => {
+        const poll = () => (health.seen.length > 0 ? resolve() : setTimeout(poll, 20));
+        poll();
+      });
+      served.child.kill("SIGTERM");
+      expect(await served.exited).toBe(0);
+      expect((await health.status).code).toBe(grpc.status.OK);
+      expect(health.seen).toEqual([ServingStatus.NOT_SERVING]);
     } finally {
       client.close();
     }

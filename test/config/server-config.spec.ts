@@ -1,7 +1,9 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SERVE_USAGE } from "../../src/cli/serve-command.js";
 import { ConfigError } from "../../src/config/calq-config.js";
-import { printableConfig, resolveServeSettings, type SettingInputs } from "../../src/config/server-config.js";
+import { printableConfig, resolveServeSettings, SETTING_FLAGS, SETTING_VARIABLES, settingsHelp, type SettingInputs } from "../../src/config/server-config.js";
 
 const settings = (inputs: Partial<SettingInputs>) =>
   resolveServeSettings({ document: undefined, baseDirectory: "/etc/calq", env: {}, flags: {}, ...inputs });
@@ -85,5 +87,32 @@ describe("--print-config", () => {
       { id: "team", source: "https://calendar.example.com/[redacted]", readers: [] },
       { id: "local", source: "local.ics", readers: [] },
     ]);
+  });
+});
+
+describe("the settings' documentation", () => {
+  const ROOT = join(import.meta.dirname, "../..");
+  /** Every CALQ_* name written in the code that reads serve settings. */
+  const variablesRead = ["src/config/server-config.ts", "src/cli/serve-command.ts", "src/server/server.ts"].flatMap((file) =>
+    [...readFileSync(join(ROOT, file), "utf8").matchAll(/\bCALQ_[A-Z0-9_]*[A-Z0-9]\b/g)].map((match) => match[0]),
+  );
+
+  it("`calq serve`'s usage names every variable the code reads", () => {
+    expect(variablesRead).toEqual(expect.arrayContaining(SETTING_VARIABLES as string[]));
+    for (const name of new Set(variablesRead)) expect(SERVE_USAGE, name).toMatch(new RegExp(`\\b${name}\\b`));
+  });
+
+  it("`calq serve`'s usage names every setting flag with its calq.yaml key and variable", () => {
+    for (const flag of Object.keys(SETTING_FLAGS)) expect(SERVE_USAGE).toMatch(new RegExp(`^  --${flag}\\b`, "m"));
+    expect(SERVE_USAGE).toMatch(/^  --log-level L +server\.log_level, CALQ_LOG_LEVEL$/m);
+    expect(SERVE_USAGE).toMatch(/^  --shutdown-grace-seconds S +server\.shutdown_grace_seconds, CALQ_SHUTDOWN_GRACE_SECONDS$/m);
+    expect(SERVE_USAGE).toMatch(/^  --tls-principal-from-certificate +tls\.principal_from_certificate, CALQ_TLS_PRINCIPAL_FROM_CERTIFICATE$/m);
+    expect(SERVE_USAGE).toContain("auth.jwt (issuer, audience, jwks_file, hs256_secret_env, clock_skew_seconds) is read from calq.yaml\nonly");
+  });
+
+  it("the README's \"Operating calq\" section holds the generated list, word for word", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const operating = readme.slice(readme.indexOf("## Operating calq"), readme.indexOf("\n## ", readme.indexOf("## Operating calq") + 1));
+    expect(operating).toContain(`\`\`\`\n${settingsHelp()}\n\`\`\`\n`);
   });
 });

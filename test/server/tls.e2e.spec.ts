@@ -107,7 +107,7 @@ describe("TLS", () => {
       ...["--address", served.address, "--token", "token-an", "--tls-ca", join(dir, "ca.crt")],
       ...["--calendar", "primary", "--start", "2026-10-02", "--end-exclusive", "2026-10-03", "--timezone", "UTC", "--mode", "overlap"],
     ]);
-    expect(stdout).toMatch(/2026-10-02 02:00\s+2026-10-02 03:00\s+inside\s+A/);
+    expect(stdout).toMatch(/2026-10-02 02:00 \+00:00\s+2026-10-02 03:00 \+00:00\s+inside\s+A/);
   });
 
   it("still needs credentials: TLS alone names no one", async () => {

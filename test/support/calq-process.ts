@@ -28,10 +28,14 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<Reg
   });
 }
 
-/** Starts `calq serve ARGS` and resolves with the child and the host:port it prints. */
+/**
+ * Starts `calq serve ARGS` and resolves with the child and the host:port it
+ * prints, once it says it is serving: the listening line comes as the port
+ * opens, before the first load of the calendars.
+ */
 export async function startCalqServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; address: string }> {
   const child = spawnNode([CALQ, "serve", ...args], env);
-  const [, host, port] = await waitForOutput(child, /listening on (\S+):(\d+)/);
+  const [, host, port] = await waitForOutput(child, /listening on (\S+):(\d+)[^]*\nserving \d+ calendar/);
   return { child, address: `${host}:${port}` };
 }
 
