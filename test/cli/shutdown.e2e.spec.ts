@@ -150,6 +150,15 @@ function watchHealth(client: grpc.Client) {
   return { seen, status: new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve)) };
 }
 
+/** The reflection stream begun before the drain gets one more answer and ends OK; then the process exits 0. */
+async function finishesThenExits(stream: ReturnType<typeof reflectionStream>, served: { exited: Promise<number | null> }): Promise<void> {
+  const described = await stream.ask({ case: "fileContainingSymbol", value: "calq.v1.CalendarService" });
+  expect(described.messageResponse.case).toBe("fileDescriptorResponse");
+  stream.end();
+  expect((await stream.status).code).toBe(grpc.status.OK);
+  expect(await served.exited).toBe(0);
+}
+
 describe("SIGTERM", () => {
   it("drains: health goes NOT_SERVING, the call in flight finishes, the process exits 0", async () => {
     const served = await serve(10);
@@ -166,11 +175,7 @@ describe("SIGTERM", () => {
       expect(health.seen).toEqual([ServingStatus.SERVING, ServingStatus.NOT_SERVING]);
 
       // The client is slow: its second question comes after the server began draining.
-      const described = await stream.ask({ case: "fileContainingSymbol", value: "calq.v1.CalendarService" });
-      expect(described.messageResponse.case).toBe("fileDescriptorResponse");
-      stream.end();
-      expect((await stream.status).code).toBe(grpc.status.OK);
-      expect(await served.exited).toBe(0);
+      await finishesThenExits(stream, served);
     } finally {
       client.close();
     }
@@ -203,11 +208,7 @@ describe("SIGTERM", () => {
       }
 
       // The call that began before the drain is still served to its end.
-      const described = await stream.ask({ case: "fileContainingSymbol", value: "calq.v1.CalendarService" });
-      expect(described.messageResponse.case).toBe("fileDescriptorResponse");
-      stream.end();
-      expect((await stream.status).code).toBe(grpc.status.OK);
-      expect(await served.exited).toBe(0);
+      await finishesThenExits(stream, served);
     } finally {
       client.close();
     }

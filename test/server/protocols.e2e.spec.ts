@@ -2,23 +2,12 @@ import { Code, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CalendarService, MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { ics, vevent } from "../support/feeds.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
+import { startDesignReviewServer, type TestServer } from "../support/test-server.js";
 
 let served: TestServer;
 
 beforeAll(async () => {
-  served = await startTestServer({
-    calendars: {
-      work: ics(
-        ...vevent("UID:review", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000", "SUMMARY:Design review"),
-      ),
-    },
-    config: {
-      calendars: [{ id: "work", source: "work.ics", timezone: "Asia/Ho_Chi_Minh", readers: ["an"] }],
-      principals: [{ id: "an", primary: "work", tokens: ["token-an"] }],
-    },
-  });
+  served = await startDesignReviewServer();
 });
 
 afterAll(() => served.close());

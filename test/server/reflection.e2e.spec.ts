@@ -10,8 +10,7 @@ import { Client as ReflectionClient } from "grpc-reflection-js";
 import * as reflectionMessages from "grpc-reflection-js/build/src/reflection_pb.js";
 import * as descriptorModule from "protobufjs/ext/descriptor/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ics, vevent } from "../support/feeds.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
+import { startDesignReviewServer, type TestServer } from "../support/test-server.js";
 
 // Neither module ships typings for these members; the shapes used here are stated once.
 interface ReflectionRequest {
@@ -41,17 +40,7 @@ const { FileDescriptorProto } = descriptorModule as unknown as {
 let served: TestServer;
 
 beforeAll(async () => {
-  served = await startTestServer({
-    calendars: {
-      work: ics(
-        ...vevent("UID:review", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000", "SUMMARY:Design review"),
-      ),
-    },
-    config: {
-      calendars: [{ id: "work", source: "work.ics", timezone: "Asia/Ho_Chi_Minh", readers: ["an"] }],
-      principals: [{ id: "an", primary: "work", tokens: ["token-an"] }],
-    },
-  });
+  served = await startDesignReviewServer();
 });
 
 afterAll(() => served.close());

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig, sha256Hex } from "../../src/config/calq-config.js";
 import type { Logger } from "../../src/server/log.js";
+import { ics, vevent } from "./feeds.js";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/server/server.js";
 
 export interface TestServer {
@@ -64,4 +65,19 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The smallest server of the seed: An (token-an) and her work calendar with the 08:30-09:30 design review on 2026-10-02. */
+export function startDesignReviewServer(): Promise<TestServer> {
+  return startTestServer({
+    calendars: {
+      work: ics(
+        ...vevent("UID:review", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000", "SUMMARY:Design review"),
+      ),
+    },
+    config: {
+      calendars: [{ id: "work", source: "work.ics", timezone: "Asia/Ho_Chi_Minh", readers: ["an"] }],
+      principals: [{ id: "an", primary: "work", tokens: ["token-an"] }],
+    },
+  });
 }
