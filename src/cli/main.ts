@@ -32,6 +32,10 @@ function usageOf(command: string | undefined): string {
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
+    if (command !== undefined && Object.hasOwn(COMMAND_USAGE, command) && (rest.includes("--help") || rest.includes("-h"))) {
+      process.stdout.write(`${COMMAND_USAGE[command]}\n`);
+      return;
+    }
     if (command === "serve") return await serve(rest);
     if (command === "search") process.exit(await search(rest));
     if (command === "check") process.exit(await check(rest));

@@ -99,6 +99,13 @@ describe("calq serve", () => {
     expect(result.stderr).not.toContain("usage: calq check");
   });
 
+  it.each(["serve", "search", "check"])("prints the usage of %s for --help, and exits 0", (command) => {
+    const result = runCalq([command, "--help"]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`usage: calq ${command}`);
+    expect(result.stderr).toBe("");
+  });
+
   it("names the commands, not every option, after an unknown command", () => {
     const result = runCalq(["serv", "--data", "data"]);
     expect(result.status).toBe(2);
