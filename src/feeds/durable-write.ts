@@ -22,7 +22,7 @@ export interface DurableWriteHooks {
 export async function writeFileDurably(target: string, data: Uint8Array, hooks: DurableWriteHooks = {}): Promise<void> {
   const path = await realpath(target).catch(() => target);
   const folder = dirname(path);
-  const prefix = `.${basename(path)}.`;
+  const prefix = temporaryPrefix(path);
   await removeLeftovers(folder, prefix);
   const mode = await stat(path).then((info) => info.mode & 0o777, () => 0o644);
   const temporary = join(folder, `${prefix}${randomBytes(6).toString("hex")}.tmp`);
@@ -47,6 +47,14 @@ export async function writeFileDurably(target: string, data: Uint8Array, hooks: 
     await directory.close();
   }
 }
+
+/** Temporary files of `target`'s earlier writes cut short by a crash (calq serve removes them at start). */
+export async function removeInterruptedWrites(target: string): Promise<void> {
+  const path = await realpath(target).catch(() => target);
+  await removeLeftovers(dirname(path), temporaryPrefix(path)).catch(() => undefined);
+}
+
+const temporaryPrefix = (path: string) => `.${basename(path)}.`;
 
 /** Temporary files of earlier writes cut short by a crash; they never held the served file. */
 async function removeLeftovers(folder: string, prefix: string): Promise<void> {

@@ -13,6 +13,7 @@ import { ConfigError, type CalqConfig } from "../config/calq-config.js";
 import type { ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { isLoopback } from "../net/loopback.js";
+import { removeInterruptedWrites } from "../feeds/durable-write.js";
 import { RefreshScheduler } from "../store/refresh-scheduler.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
@@ -161,6 +162,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
   };
   options.onListening?.(running);
+  // A crash mid-import leaves a hidden temporary file beside the calendar; it never held served data.
+  await Promise.all(config.calendars.map(({ source }) => (source.kind === "file" ? removeInterruptedWrites(source.path) : undefined)));
   await store.loadAll();
   if (health.phase === "draining") return running;
   refresher = new RefreshScheduler(store, config.calendars);

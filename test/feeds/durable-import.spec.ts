@@ -86,6 +86,8 @@ describe("a durable import", () => {
     expect(leftovers).toHaveLength(1);
     expect(readFileSync(join(dir, leftovers[0]), "utf8")).toBe(version("new"));
     expect(await servedSummary()).toBe("old");
+    // calq serve cleared the interrupted write's leftover when it started.
+    expect(readdirSync(dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 
   it("killed at random moments of a real ImportCalendar leaves the old file or the new one, never a torn one", async () => {
