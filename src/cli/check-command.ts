@@ -1,15 +1,16 @@
 /**
- * `calq check FILE.ics [--timezone ZONE]`: what calq would make of a feed,
- * before an operator adds it. Reads the file exactly as a reload would and
- * prints the counts, the calendar zone it chose and why, and every
- * diagnostic with its line and UID.
+ * `calq check FILE.ics [--timezone ZONE] [--config calq.yaml]`: what calq
+ * would make of a feed, before an operator adds it. Reads the file exactly as
+ * a reload would (with the limits of `feeds:` in the given calq.yaml, else
+ * the defaults) and prints the counts, the calendar zone it chose and why,
+ * and every diagnostic with its line and UID.
  *
  * Exit status: 0 clean, 1 read with diagnostics, 2 unreadable (calq would
  * refuse the file and keep serving the last good version).
  */
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_FEED_LIMITS } from "../config/calq-config.js";
+import { DEFAULT_FEED_LIMITS, loadConfigFile, type FeedLimits } from "../config/calq-config.js";
 import { FeedFailure } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
 import { defaultLimits, snapshotFromText } from "../store/calendar-store.js";
@@ -17,9 +18,10 @@ import type { Snapshot } from "../store/snapshot.js";
 import { isRequestZone } from "../time/request-window.js";
 import { UsageError } from "./usage-error.js";
 
-export const CHECK_USAGE = `usage: calq check FILE.ics [--timezone ZONE]
+export const CHECK_USAGE = `usage: calq check FILE.ics [--timezone ZONE] [--config calq.yaml]
 
-  --timezone ZONE  the IANA zone calq.yaml would give the calendar (it overrides X-WR-TIMEZONE)`;
+  --timezone ZONE  the IANA zone calq.yaml would give the calendar (it overrides X-WR-TIMEZONE)
+  --config FILE    read with the feed limits of this calq.yaml (feeds:), not the defaults`;
 
 const ZONE_SOURCES: Record<Snapshot["zoneSource"], string> = {
   config: "given by --timezone, as calq.yaml's timezone would",
@@ -29,9 +31,15 @@ const ZONE_SOURCES: Record<Snapshot["zoneSource"], string> = {
 
 /** `calq check ARGS`: prints the report and returns the exit status. */
 export async function check(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { timezone: { type: "string" } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { timezone: { type: "string" }, config: { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
   if (positionals.length !== 1) throw new UsageError("calq check takes one file");
-  const { exitCode, report } = await checkFeed(positionals[0], values.timezone);
+  const limits = values.config === undefined ? DEFAULT_FEED_LIMITS : loadConfigFile(values.config).feeds;
+  const { exitCode, report } = await checkFeed(positionals[0], values.timezone, limits);
   process.stdout.write(`${report}\n`);
   return exitCode;
 }
@@ -41,21 +49,26 @@ export interface CheckResult {
   readonly report: string;
 }
 
-export async function checkFeed(path: string, timezone: string | undefined, now = Date.now()): Promise<CheckResult> {
+export async function checkFeed(
+  path: string,
+  timezone: string | undefined,
+  feeds: FeedLimits = DEFAULT_FEED_LIMITS,
+  now = Date.now(),
+): Promise<CheckResult> {
   const name = basename(path);
   if (timezone !== undefined && !isRequestZone(timezone)) {
     return { exitCode: 2, report: `${name}: --timezone "${timezone}" is not an IANA zone name of the form Area/Location (or UTC)` };
   }
   let snapshot: Snapshot;
   try {
-    const read = await new FileFeed(path, DEFAULT_FEED_LIMITS.maxBytes).read(undefined);
+    const read = await new FileFeed(path, feeds.maxBytes).read(undefined);
     if (!read.changed) throw new Error("unreachable: a first read always has content");
-    snapshot = snapshotFromText(read, { id: name, timezone }, DEFAULT_FEED_LIMITS, defaultLimits(now), now);
+    snapshot = snapshotFromText(read, { id: name, timezone }, feeds, defaultLimits(now, feeds), now);
   } catch (error) {
     if (!(error instanceof FeedFailure)) throw error;
     return { exitCode: 2, report: `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version, if any` };
   }
-  const hot = defaultLimits(now);
+  const hot = defaultLimits(now, feeds);
   const lines = [
     `${name}: ${snapshot.eventCount} events, ${snapshot.index.size} occurrences indexed from ${day(hot.hotStart)} to ${day(hot.hotEnd)}, ` +
       `${snapshot.tails.length} recurring series expanded per query beyond that`,

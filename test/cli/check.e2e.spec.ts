@@ -59,6 +59,21 @@ describe("calq check", () => {
     }
   });
 
+  it("reads with the feed limits of --config's calq.yaml", () => {
+    const dir = mkdtempSync(join(tmpdir(), "calq-check-"));
+    writeFileSync(join(dir, "calq.yaml"), "calendars: []\nfeeds:\n  max_components: 2\n");
+    try {
+      const { status, out } = check("data/work.ics", "--config", join(dir, "calq.yaml"));
+      expect(status).toBe(1);
+      expect(out).toMatch(/^work\.ics: 2 events/);
+      expect(out).toContain("FEED_COMPONENTS_CAPPED");
+      writeFileSync(join(dir, "calq.yaml"), "calendars: []\nfeeds:\n  max_bytes: 100\n");
+      expect(check("data/work.ics", "--config", join(dir, "calq.yaml"))).toMatchObject({ status: 2, out: expect.stringContaining("unreadable (too_large)") });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it.each([
     ["HTML instead of ICS", "test/fixtures/bad-input/html-page.ics", "unreadable (not_icalendar)"],
     ["a cut-off file", "test/fixtures/bad-input/truncated.ics", "unreadable (truncated)"],
