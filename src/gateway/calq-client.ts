@@ -10,9 +10,13 @@ import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 /** The generated client of calq.v1.CalendarService. */
 export type CalqClient = Client<typeof CalendarService>;
 
-/** A client of the calq service at `serviceUrl` (e.g. http://127.0.0.1:50051). */
-export function createCalqClient(serviceUrl: string): CalqClient {
-  return createClient(CalendarService, createGrpcTransport({ baseUrl: serviceUrl }));
+/**
+ * A client of the calq service at `serviceUrl` (http://127.0.0.1:50051, or
+ * https://... trusting the system's CAs, or `ca` when given).
+ */
+export function createCalqClient(serviceUrl: string, tls: { readonly ca?: Buffer } = {}): CalqClient {
+  const nodeOptions = tls.ca === undefined ? undefined : { ca: tls.ca };
+  return createClient(CalendarService, createGrpcTransport({ baseUrl: serviceUrl, nodeOptions }));
 }
 
 /** Call options that present `token` as the caller's credentials, as the service expects them. */

@@ -12,6 +12,7 @@
  *
  * Usage errors exit 2 with a one-line message, like the rest of the command.
  */
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createCalqClient } from "./calq-client.js";
 import { ToolExecutor } from "./execute.js";
@@ -24,10 +25,12 @@ const DEFAULT_SERVICE_URL = "http://127.0.0.1:50051";
 
 /** The gateway's part of `calq help`. */
 export const GATEWAY_USAGE = `usage: calq tools --format openai|anthropic|mcp
-       calq mcp [--service URL] [--http PORT [--host H] [--allow-plaintext-non-loopback]]
+       calq mcp [--service URL] [--tls-ca FILE] [--http PORT [--host H] [--allow-plaintext-non-loopback]]
 
   --format F       print the calq tools as OpenAI function tools (strict), Anthropic tools or MCP tools
-  --service URL    the calq service to call (default $CALQ_SERVICE_URL, else ${DEFAULT_SERVICE_URL})
+  --service URL    the calq service to call (default $CALQ_SERVICE_URL, else ${DEFAULT_SERVICE_URL});
+                   https:// trusts the system's CAs, or --tls-ca
+  --tls-ca FILE    trust this CA (PEM) for an https:// service (or CALQ_TLS_CA)
   --http PORT      serve MCP over Streamable HTTP at http://H:PORT/mcp (0 picks a free port);
                    each request's bearer token is forwarded to calq as the caller's
                    without --http: MCP over stdio, as the caller whose token is in CALQ_TOKEN
@@ -35,6 +38,14 @@ export const GATEWAY_USAGE = `usage: calq tools --format openai|anthropic|mcp
                    machines can reach is refused, since requests carry bearer tokens
   --allow-plaintext-non-loopback
                    serve --http on a non-loopback --host anyway: a proxy in front terminates TLS`;
+
+function readCa(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch {
+    throw new GatewayUsageError(`--tls-ca ${path} cannot be read`);
+  }
+}
 
 /** Runs `calq tools ...` or `calq mcp ...`; false when `command` is not the gateway's. */
 export async function runGatewayCommand(command: string, argv: string[]): Promise<boolean> {
@@ -65,6 +76,7 @@ async function serveMcp(argv: string[]): Promise<void> {
     args: argv,
     options: {
       service: { type: "string" },
+      "tls-ca": { type: "string", default: process.env.CALQ_TLS_CA },
       http: { type: "string" },
       host: { type: "string", default: "127.0.0.1" },
       "allow-plaintext-non-loopback": { type: "boolean", default: false },
@@ -74,7 +86,9 @@ async function serveMcp(argv: string[]): Promise<void> {
   const serviceUrl = values.service ?? process.env.CALQ_SERVICE_URL ?? DEFAULT_SERVICE_URL;
   if (!/^https?:\/\/[^/]+/.test(serviceUrl)) throw new GatewayUsageError(`--service ${serviceUrl} is not an http(s) URL`);
   const log = (record: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
-  const executor = new ToolExecutor(buildToolCatalog(), createCalqClient(serviceUrl), log);
+  const ca = values["tls-ca"];
+  if (ca !== undefined && !serviceUrl.startsWith("https://")) throw new GatewayUsageError("--tls-ca needs an https:// --service");
+  const executor = new ToolExecutor(buildToolCatalog(), createCalqClient(serviceUrl, { ca: ca === undefined ? undefined : readCa(ca) }), log);
   if (values.http === undefined) {
     const token = process.env.CALQ_TOKEN;
     if (token === undefined || token === "") throw new GatewayUsageError("calq mcp over stdio needs the caller's token in CALQ_TOKEN");
