@@ -63,7 +63,7 @@ export async function checkFeed(
   try {
     const read = await new FileFeed(path, feeds.maxBytes).read(undefined);
     if (!read.changed) throw new Error("unreachable: a first read always has content");
-    snapshot = snapshotFromText(read, { id: name, timezone }, feeds, defaultLimits(now, feeds), now);
+    snapshot = await snapshotFromText(read, { id: name, timezone }, feeds, defaultLimits(now, feeds), now);
   } catch (error) {
     if (!(error instanceof FeedFailure)) throw error;
     return { exitCode: 2, report: `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version, if any` };

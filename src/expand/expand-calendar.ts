@@ -68,13 +68,21 @@ export interface ExpandedCalendar {
   readonly eventCount: number;
 }
 
-/** Expands the components of one calendar whose zone is `calendarZone`. */
-export function expandCalendar(
+/** Work between two pauses of a stepped expansion, at most (one series may run longer). */
+const STEP_MS = 10;
+
+/**
+ * Expands the components of one calendar whose zone is `calendarZone`, as a
+ * generator that pauses about every STEP_MS between series, so a caller may
+ * let other work run (or run it to the end at once). Time spent paused does
+ * not count against the expansion budget.
+ */
+export function* expandCalendarSteps(
   events: readonly EventComponent[],
   calendarZone: ZoneRules,
   limits: ExpansionLimits,
-): ExpandedCalendar {
-  return new CalendarExpansion(calendarZone, limits).run(events);
+): Generator<void, ExpandedCalendar> {
+  return yield* new CalendarExpansion(calendarZone, limits).run(events);
 }
 
 /** Thrown while reading one component; becomes a diagnostic. */
@@ -101,10 +109,16 @@ class CalendarExpansion {
     this.budget = new Budget(Date.now() + limits.budgetMs);
   }
 
-  run(events: readonly EventComponent[]): ExpandedCalendar {
+  *run(events: readonly EventComponent[]): Generator<void, ExpandedCalendar> {
     const { masters, overrides } = this.group(events);
+    let stepStart = Date.now();
     for (const [uid, master] of masters) {
       this.guard(master, () => this.expandMaster(master, overrides.get(uid) ?? []));
+      if (Date.now() - stepStart < STEP_MS) continue;
+      const paused = Date.now();
+      yield;
+      stepStart = Date.now();
+      this.budget.extend(stepStart - paused);
     }
     for (const [uid, list] of overrides) {
       if (masters.has(uid)) continue;

@@ -113,9 +113,13 @@ export class Budget {
   private visits = 0;
   exhausted = false;
   constructor(
-    private readonly deadline = Infinity,
+    private deadline = Infinity,
     private readonly maxVisits = Infinity,
   ) {}
+  /** Moves the deadline later by `ms`: time the work was paused for others does not count. */
+  extend(ms: number): void {
+    this.deadline += ms;
+  }
   /** False once the deadline or the visit count is passed. */
   allows(): boolean {
     if (this.exhausted) return false;

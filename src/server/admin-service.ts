@@ -105,7 +105,7 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
         try {
           // Read exactly as a reload will read the file once written.
           const upload = { text: decodeFeed(bytes), invalidUtf8Line: invalidUtf8Line(bytes) };
-          snapshot = snapshotFromText(upload, config, feeds, deps.limits(readAt), readAt);
+          snapshot = await snapshotFromText(upload, config, feeds, deps.limits(readAt), readAt);
         } catch (error) {
           if (error instanceof FeedFailure) throw rejected({ failure: error.failure }, error.message);
           throw error;

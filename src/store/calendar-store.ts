@@ -17,7 +17,7 @@ import { FileFeed } from "../feeds/file-feed.js";
 import { HttpFeed } from "../feeds/http-feed.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import { isICalendar } from "../ics/parse-calendar.js";
-import { buildSnapshot, type Snapshot } from "./snapshot.js";
+import { buildSnapshotYielding, type Snapshot } from "./snapshot.js";
 
 const YEAR_MS = 365.25 * 86_400_000;
 /**
@@ -92,14 +92,14 @@ export function feedReader(config: CalendarConfig, limits: FeedLimits): FeedRead
     : new HttpFeed({ url: source.url, headers: source.headers, maxBytes: limits.maxBytes, timeoutMs: limits.fetchTimeoutMs });
 }
 
-/** Builds a snapshot from complete feed text; throws FeedFailure when the text cannot be one. */
-export function snapshotFromText(
+/** Builds a snapshot from complete feed text, letting searches in between its phases; throws FeedFailure when the text cannot be one. */
+export async function snapshotFromText(
   feed: { readonly text: string; readonly invalidUtf8Line?: number },
   config: Pick<CalendarConfig, "id" | "timezone">,
   feeds: FeedLimits,
   limits: ExpansionLimits,
   readAt: number,
-): Snapshot {
+): Promise<Snapshot> {
   const { text, invalidUtf8Line } = feed;
   // An empty file is most often one caught between truncation and writing.
   if (text.trim() === "") throw new FeedFailure("truncated", "the feed is empty");
@@ -110,7 +110,7 @@ export function snapshotFromText(
       invalidUtf8Line === undefined
         ? []
         : [{ code: "INVALID_UTF8", message: "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8", line: invalidUtf8Line }];
-    return buildSnapshot(text, {
+    return await buildSnapshotYielding(text, {
       calendarId: config.id,
       configuredZone: config.timezone,
       limits,
@@ -208,7 +208,7 @@ export class CalendarStore {
         this.options.onUnchanged?.(config.id);
         return { outcome: "unchanged" };
       }
-      const snapshot = snapshotFromText(read, config, this.feeds, this.limits(attemptAt), attemptAt);
+      const snapshot = await snapshotFromText(read, config, this.feeds, this.limits(attemptAt), attemptAt);
       this.swapIn(state, snapshot, read.version, attemptAt);
       return { outcome: "loaded", snapshot };
     } catch (error) {

@@ -4,7 +4,7 @@
  * new one and never touches the old.
  */
 import { randomBytes } from "node:crypto";
-import { expandCalendar, type ExpansionLimits } from "../expand/expand-calendar.js";
+import { expandCalendarSteps, type ExpansionLimits } from "../expand/expand-calendar.js";
 import { compareOccurrences, type Occurrence } from "../expand/occurrence.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import { parseCalendar } from "../ics/parse-calendar.js";
@@ -41,8 +41,32 @@ export interface SnapshotInput {
   readonly decoding?: readonly Diagnostic[];
 }
 
-/** Parses, expands and indexes feed text. Throws NotICalendarError for non-iCalendar text. */
+/** Parses, expands and indexes feed text, in one go. Throws NotICalendarError for non-iCalendar text. */
 export function buildSnapshot(text: string, input: SnapshotInput): Snapshot {
+  const steps = buildSteps(text, input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * The same build, giving the event loop a turn between parsing, expanding
+ * and indexing, and about every 10 ms of expansion, so searches served by
+ * this process wait for a slice of a reload rather than for all of it.
+ * (Paused time does not count against the expansion budget.)
+ */
+export async function buildSnapshotYielding(text: string, input: SnapshotInput): Promise<Snapshot> {
+  const steps = buildSteps(text, input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The build, one phase per step. */
+function* buildSteps(text: string, input: SnapshotInput): Generator<void, Snapshot> {
   const parsed = parseCalendar(text, input.maxComponents);
   const diagnostics = [...(input.decoding ?? []), ...parsed.diagnostics];
   let zone: ZoneRules;
@@ -62,8 +86,10 @@ export function buildSnapshot(text: string, input: SnapshotInput): Snapshot {
       message: "neither calq.yaml nor the feed (X-WR-TIMEZONE) gives the calendar a zone; floating times and all-day days are read in UTC",
     });
   }
-  const expanded = expandCalendar(parsed.events, zone, input.limits);
+  yield;
+  const expanded = yield* expandCalendarSteps(parsed.events, zone, input.limits);
   diagnostics.push(...expanded.diagnostics);
+  yield;
   const index = new IntervalIndex<Occurrence>(expanded.occurrences, compareOccurrences);
   return {
     id: randomBytes(9).toString("base64url"),
