@@ -20,6 +20,8 @@ export interface DualProtocolListener {
   /** The bound address. */
   readonly port: number;
   readonly host: string;
+  /** With TLS: serves new connections with this certificate and key (and client CA); open ones keep theirs. */
+  replaceCertificate(options: tls.SecureContextOptions): void;
   /**
    * Drains. The connections open now carry the calls in flight: idle ones
    * are ended at once, busy ones as their calls finish (HTTP/2 gets GOAWAY),
@@ -92,6 +94,10 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
   return {
     port: address.port,
     host: address.address,
+    replaceCertificate(options) {
+      if (!(server instanceof tls.Server)) throw new Error("the listener does not speak TLS");
+      server.setSecureContext(options);
+    },
     async close(graceMs = 5_000) {
       draining = true;
       const inFlight = [...sockets].map((socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once("close", () => resolve()))));

@@ -32,7 +32,7 @@ import { Metrics } from "./metrics.js";
 import { peerContextValues } from "./peer-certificate.js";
 import { registerReflection } from "./reflection.js";
 import { rpcLog } from "./rpc-log.js";
-import { tlsOptions } from "./tls.js";
+import { tlsOptions, watchCertificates } from "./tls.js";
 
 /** Services whose every call is audit-logged: feed administration. */
 const AUDITED_SERVICES: ReadonlySet<string> = new Set([CalendarAdminService.typeName]);
@@ -140,6 +140,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const handler: typeof searchHandler = (request, response) =>
     (request.url?.startsWith(adminPath) && bringsCredentials(request) ? importHandler : searchHandler)(request, response);
   const listener = await listenDualProtocol(handler, host, options.port ?? 50051, options.tls === undefined ? undefined : tlsOptions(options.tls));
+  // Certificates rotate without a restart: new connections get the new pair once its files are complete.
+  const stopWatchingCertificates =
+    options.tls === undefined
+      ? () => {}
+      : watchCertificates(options.tls, (tls) => listener.replaceCertificate(tls), ({ reloaded, error }) =>
+          log(reloaded ? { level: "info", msg: "tls certificate reloaded" } : { level: "warn", msg: "tls certificate not reloaded; the one in use stays", error }),
+        );
   let admin: AdminListener | undefined;
   if (metrics !== undefined && options.admin !== undefined) {
     admin = await listenAdmin(metrics.registry, options.admin.host, options.admin.port).catch(async (error: unknown) => {
@@ -157,6 +164,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     async close(graceMs) {
       health.enter("draining");
       refresher?.stop();
+      stopWatchingCertificates();
       await listener.close(graceMs);
       await admin?.close();
     },

@@ -5,7 +5,7 @@
  * from the certificate's subject when principal_from_certificate is set
  * (authenticator.ts).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, unwatchFile, watchFile } from "node:fs";
 import type { TlsOptions } from "node:tls";
 import { ConfigError } from "../config/calq-config.js";
 import type { TlsSettings } from "../config/server-config.js";
@@ -26,4 +26,33 @@ export function tlsOptions(settings: TlsSettings): TlsOptions {
     minVersion: "TLSv1.2",
     ...(clientCa === undefined ? {} : { ca: clientCa, requestCert: true, rejectUnauthorized: true }),
   };
+}
+
+/** How often the certificate files are checked for a new version. */
+const CHECK_MS = 1_000;
+
+/**
+ * Watches the certificate, key and client CA files (by polling their stat,
+ * which also sees a file replaced by rename or a swapped symlink, as
+ * cert-manager does) and hands each new, complete set to `replace`. A set
+ * that cannot be read or does not fit together (a key from another pair, a
+ * file caught mid-write) is reported and the certificate in use stays.
+ * Returns a function that stops watching.
+ */
+export function watchCertificates(
+  settings: TlsSettings,
+  replace: (options: TlsOptions) => void,
+  report: (outcome: { readonly reloaded: boolean; readonly error?: string }) => void,
+): () => void {
+  const files = [settings.certFile, settings.keyFile, settings.clientCaFile].filter((file): file is string => file !== undefined);
+  const reload = () => {
+    try {
+      replace(tlsOptions(settings));
+      report({ reloaded: true });
+    } catch (error) {
+      report({ reloaded: false, error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  for (const file of files) watchFile(file, { interval: CHECK_MS, persistent: false }, reload);
+  return () => files.forEach((file) => unwatchFile(file, reload));
 }

@@ -115,6 +115,53 @@ describe("TLS", () => {
   });
 });
 
+describe("certificate rotation", () => {
+  it("serves new connections with a certificate rewritten on disk, without a restart, and keeps the old one while the new is incomplete", async () => {
+    const rotating = mkdtempSync(join(tmpdir(), "calq-tls-rotate-"));
+    const certFile = join(rotating, "server.crt");
+    const keyFile = join(rotating, "server.key");
+    const first = await leafCertificate(ca, "calq.test", "server");
+    writeFileSync(certFile, first.cert);
+    writeFileSync(keyFile, first.key);
+    const logs: Record<string, unknown>[] = [];
+    const rotated = await startTestServer({
+      calendars: { work: ics(...vevent("UID:a", "DTSTART:20261002T020000Z", "SUMMARY:A")) },
+      config: { calendars: [{ id: "work", source: "work.ics", readers: ["an"] }], principals: [{ id: "an", tokens: ["token-an"] }] },
+      serve: { tls: { certFile, keyFile, principalFromCertificate: false } },
+      log: (record) => logs.push(record),
+    });
+    try {
+      expect((await whoAmI(rotated.address, trusting(), "token-an")).principalId).toBe("an");
+
+      // Half a rotation (a new certificate, the old key) is refused, and the old pair stays in use.
+      const otherCa = await certificateAuthority("the next CA");
+      const next = await leafCertificate(otherCa, "calq.test", "server");
+      writeFileSync(certFile, next.cert);
+      await until(() => logs.some((record) => record.msg === "tls certificate not reloaded; the one in use stays"));
+      expect((await whoAmI(rotated.address, trusting(), "token-an")).principalId).toBe("an");
+
+      // The whole new pair: new connections get it.
+      writeFileSync(keyFile, next.key);
+      const trustingNext = grpc.credentials.createSsl(Buffer.from(otherCa.cert));
+      await until(() => logs.some((record) => record.msg === "tls certificate reloaded"));
+      expect((await whoAmI(rotated.address, trustingNext, "token-an")).principalId).toBe("an");
+      await expect(whoAmI(rotated.address, trusting(), "token-an")).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    } finally {
+      await rotated.close();
+      rmSync(rotating, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Polls `check` every 100 ms for up to 10 s (the certificate files are checked once a second). */
+async function until(check: () => boolean): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("timed out");
+}
+
 describe("mTLS", () => {
   let served: TestServer;
   beforeAll(async () => {
