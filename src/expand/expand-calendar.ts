@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
+import { Pacer, type Steps } from "../stepwise.js";
 import { DAY_MS, floorTo } from "../time/civil.js";
 import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
@@ -68,12 +69,9 @@ export interface ExpandedCalendar {
   readonly eventCount: number;
 }
 
-/** Work between two pauses of a stepped expansion, at most (one series may run longer). */
-const STEP_MS = 10;
-
 /**
  * Expands the components of one calendar whose zone is `calendarZone`, as a
- * generator that pauses about every STEP_MS between series, so a caller may
+ * generator that pauses about every 10 ms between series, so a caller may
  * let other work run (or run it to the end at once). Time spent paused does
  * not count against the expansion budget.
  */
@@ -81,7 +79,7 @@ export function* expandCalendarSteps(
   events: readonly EventComponent[],
   calendarZone: ZoneRules,
   limits: ExpansionLimits,
-): Generator<void, ExpandedCalendar> {
+): Steps<ExpandedCalendar> {
   return yield* new CalendarExpansion(calendarZone, limits).run(events);
 }
 
@@ -109,16 +107,16 @@ class CalendarExpansion {
     this.budget = new Budget(Date.now() + limits.budgetMs);
   }
 
-  *run(events: readonly EventComponent[]): Generator<void, ExpandedCalendar> {
+  *run(events: readonly EventComponent[]): Steps<ExpandedCalendar> {
     const { masters, overrides } = this.group(events);
-    let stepStart = Date.now();
+    const pacer = new Pacer();
     for (const [uid, master] of masters) {
       this.guard(master, () => this.expandMaster(master, overrides.get(uid) ?? []));
-      if (Date.now() - stepStart < STEP_MS) continue;
+      if (!pacer.due()) continue;
       const paused = Date.now();
       yield;
-      stepStart = Date.now();
-      this.budget.extend(stepStart - paused);
+      pacer.resumed();
+      this.budget.extend(Date.now() - paused);
     }
     for (const [uid, list] of overrides) {
       if (masters.has(uid)) continue;

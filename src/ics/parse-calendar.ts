@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import ICAL from "ical.js";
+import { Pacer, runAtOnce, type Steps } from "../stepwise.js";
 import { civil, isValidDate } from "../time/civil.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone, windowsZone } from "../time/zones.js";
@@ -91,6 +92,11 @@ class UnreadableValue extends Error {}
  * VEVENTs past the first `maxComponents` are left out with one diagnostic.
  */
 export function parseCalendar(text: string, maxComponents = Infinity): ParsedCalendar {
+  return runAtOnce(parseCalendarSteps(text, maxComponents));
+}
+
+/** parseCalendar as steps: it yields about every 10 ms while reading components. */
+export function* parseCalendarSteps(text: string, maxComponents = Infinity): Steps<ParsedCalendar> {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (!isICalendar(body)) throw new NotICalendarError("the feed is not iCalendar text (no BEGIN:VCALENDAR)");
   const diagnostics: Diagnostic[] = [];
@@ -101,10 +107,15 @@ export function parseCalendar(text: string, maxComponents = Infinity): ParsedCal
   const events: EventComponent[] = [];
   let declaredZone: ZoneRules | undefined;
   let veventIndex = 0;
+  const pacer = new Pacer();
   for (const calendar of calendars) {
     declaredZone ??= reader.declaredZone(calendar);
     for (const component of calendar[2]) {
       if (component[0] !== "vevent") continue;
+      if (pacer.due()) {
+        yield;
+        pacer.resumed();
+      }
       const line = veventLines[veventIndex++];
       if (veventIndex > maxComponents) {
         if (veventIndex === maxComponents + 1) {

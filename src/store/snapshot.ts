@@ -7,9 +7,10 @@ import { randomBytes } from "node:crypto";
 import { expandCalendarSteps, type ExpansionLimits } from "../expand/expand-calendar.js";
 import { compareOccurrences, type Occurrence } from "../expand/occurrence.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
-import { parseCalendar } from "../ics/parse-calendar.js";
+import { parseCalendarSteps } from "../ics/parse-calendar.js";
 import { IntervalIndex } from "../index/interval-index.js";
 import type { SearchableOccurrences } from "../search/search-occurrences.js";
+import { runAtOnce, runYielding, type Steps } from "../stepwise.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone } from "../time/zones.js";
 
@@ -43,31 +44,22 @@ export interface SnapshotInput {
 
 /** Parses, expands and indexes feed text, in one go. Throws NotICalendarError for non-iCalendar text. */
 export function buildSnapshot(text: string, input: SnapshotInput): Snapshot {
-  const steps = buildSteps(text, input);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runAtOnce(buildSteps(text, input));
 }
 
 /**
- * The same build, giving the event loop a turn between parsing, expanding
- * and indexing, and about every 10 ms of expansion, so searches served by
- * this process wait for a slice of a reload rather than for all of it.
- * (Paused time does not count against the expansion budget.)
+ * The same build, giving the event loop a turn about every 10 ms of parsing
+ * and expansion and before indexing, so searches served by this process
+ * wait for a slice of a reload rather than for all of it. (Paused time does
+ * not count against the expansion budget.)
  */
-export async function buildSnapshotYielding(text: string, input: SnapshotInput): Promise<Snapshot> {
-  const steps = buildSteps(text, input);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+export function buildSnapshotYielding(text: string, input: SnapshotInput): Promise<Snapshot> {
+  return runYielding(buildSteps(text, input));
 }
 
-/** The build, one phase per step. */
-function* buildSteps(text: string, input: SnapshotInput): Generator<void, Snapshot> {
-  const parsed = parseCalendar(text, input.maxComponents);
+/** The build as steps: pauses while parsing and expanding, and before indexing. */
+function* buildSteps(text: string, input: SnapshotInput): Steps<Snapshot> {
+  const parsed = yield* parseCalendarSteps(text, input.maxComponents);
   const diagnostics = [...(input.decoding ?? []), ...parsed.diagnostics];
   let zone: ZoneRules;
   let zoneSource: ZoneSource;

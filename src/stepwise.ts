@@ -1,0 +1,40 @@
+/**
+ * Long synchronous work (reading and expanding a whole feed) written as
+ * generators that yield at safe points: one caller runs it to the end at
+ * once, another gives the event loop a turn at each yield so requests are
+ * not held for the whole of it.
+ */
+
+/** Work that yields between safe points and returns T at the end. */
+export type Steps<T> = Generator<void, T>;
+
+/** Runs the work to the end without yielding to anyone. */
+export function runAtOnce<T>(steps: Steps<T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Runs the work, letting the event loop run other callbacks at each yield. */
+export async function runYielding<T>(steps: Steps<T>): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Says when about `ms` of work has passed since the last pause: where a step should yield. */
+export class Pacer {
+  private since = Date.now();
+  constructor(private readonly ms = 10) {}
+  /** True once `ms` have passed since the start or the last `resumed()`. */
+  due(): boolean {
+    return Date.now() - this.since >= this.ms;
+  }
+  /** Call when the work resumes after a yield. */
+  resumed(): void {
+    this.since = Date.now();
+  }
+}
