@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
-
 /**
  * Reading a feed's bytes from its source, and the ways that can fail. A read
  * is all or nothing: a body that is cut short, too large or late is a
  * failure, never a shorter feed.
  */
+import { createHash } from "node:crypto";
+import type { DecodedFeed } from "../ics/decode.js";
 
 /** Why a feed could not be read; shown to operators, never to search callers. */
 export type FeedFailureClass =
@@ -52,13 +52,7 @@ export interface FeedVersion {
 export type FeedRead =
   /** `version`, when given, identifies the same content better than the previous one did. */
   | { readonly changed: false; readonly version?: FeedVersion }
-  | {
-      readonly changed: true;
-      readonly text: string;
-      readonly version: FeedVersion;
-      /** Set when some bytes were not UTF-8 (decoded as U+FFFD): the line of the first. */
-      readonly invalidUtf8Line?: number;
-    };
+  | ({ readonly changed: true; readonly version: FeedVersion } & DecodedFeed);
 
 export interface FeedReader {
   /** Reads the feed unless it is known to equal `previous`. Throws FeedFailure. */

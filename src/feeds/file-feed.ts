@@ -7,7 +7,7 @@
  * their digest compared.
  */
 import { open, stat } from "node:fs/promises";
-import { decodeFeed, invalidUtf8Line } from "../ics/decode.js";
+import { decodeFeed } from "../ics/decode.js";
 import { contentDigest, FeedFailure, type FeedRead, type FeedReader, type FeedVersion } from "./feed-read.js";
 
 /** How old an mtime must be before a matching stat is taken to mean "unchanged". */
@@ -29,7 +29,7 @@ export class FileFeed implements FeedReader {
     const digest = contentDigest(bytes);
     const version = { digest, stat: settled ? before : undefined };
     if (previous?.digest === digest) return { changed: false, version };
-    return { changed: true, text: decodeFeed(bytes), version, invalidUtf8Line: invalidUtf8Line(bytes) };
+    return { changed: true, ...decodeFeed(bytes), version };
   }
 
   private async statOf(): Promise<string> {

@@ -11,33 +11,36 @@
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** UTF-8 text of a feed, with characters split by folding made whole. Throws on invalid UTF-8 when `fatal`. */
-export function decodeFeed(bytes: Uint8Array, fatal = false): string {
-  return new TextDecoder("utf-8", { fatal, ignoreBOM: true }).decode(mendSplitCharacters(bytes));
+/** A feed's text, and where it was not UTF-8. */
+export interface DecodedFeed {
+  readonly text: string;
+  /** The 1-based line of the first bytes that were not UTF-8 (read as U+FFFD); undefined when all were. */
+  readonly invalidUtf8Line?: number;
 }
 
-/** The 1-based line of the first byte sequence that is not UTF-8, or undefined when all of it is. */
-export function invalidUtf8Line(bytes: Uint8Array): number | undefined {
+/** UTF-8 text of a feed, with characters split by folding made whole; decoded once when it is all UTF-8. */
+export function decodeFeed(bytes: Uint8Array): DecodedFeed {
   const mended = mendSplitCharacters(bytes);
   try {
-    new TextDecoder("utf-8", { fatal: true }).decode(mended);
-    return undefined;
+    return { text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(mended) };
   } catch {
-    // Find the first line that does not decode on its own.
-    let line = 1;
-    let start = 0;
-    const strict = new TextDecoder("utf-8", { fatal: true });
-    for (let end = mended.indexOf(LF); ; end = mended.indexOf(LF, start)) {
-      const stop = end === -1 ? mended.length : end;
-      try {
-        strict.decode(mended.subarray(start, stop));
-      } catch {
-        return line;
-      }
-      if (end === -1) return undefined;
-      start = end + 1;
-      line++;
+    return { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(mended), invalidUtf8Line: firstInvalidLine(mended) };
+  }
+}
+
+/** The first line that does not decode on its own. */
+function firstInvalidLine(bytes: Uint8Array): number | undefined {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  let start = 0;
+  for (let line = 1; ; line++) {
+    const end = bytes.indexOf(LF, start);
+    try {
+      strict.decode(bytes.subarray(start, end === -1 ? bytes.length : end));
+    } catch {
+      return line;
     }
+    if (end === -1) return undefined;
+    start = end + 1;
   }
 }
 

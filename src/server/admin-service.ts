@@ -22,7 +22,7 @@ import {
 } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalqError } from "../calq-error.js";
 import { ADMIN, type FeedLimits } from "../config/calq-config.js";
-import { decodeFeed, invalidUtf8Line } from "../ics/decode.js";
+import { decodeFeed } from "../ics/decode.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
 import { contentDigest, FeedFailure } from "../feeds/feed-read.js";
 import { snapshotFromText, type CalendarStore, type CalendarView, type LoadFailure } from "../store/calendar-store.js";
@@ -104,8 +104,7 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
         let snapshot;
         try {
           // Read exactly as a reload will read the file once written.
-          const upload = { text: decodeFeed(bytes), invalidUtf8Line: invalidUtf8Line(bytes) };
-          snapshot = await snapshotFromText(upload, config, feeds, deps.limits(readAt), readAt);
+          snapshot = await snapshotFromText(decodeFeed(bytes), config, feeds, deps.limits(readAt), readAt);
         } catch (error) {
           if (error instanceof FeedFailure) throw rejected({ failure: error.failure }, error.message);
           throw error;

@@ -15,6 +15,7 @@ import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { checkComplete, FeedFailure, type FeedFailureClass, type FeedReader, type FeedVersion } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
 import { HttpFeed } from "../feeds/http-feed.js";
+import type { DecodedFeed } from "../ics/decode.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import { isICalendar } from "../ics/parse-calendar.js";
 import { buildSnapshotYielding, type Snapshot } from "./snapshot.js";
@@ -94,7 +95,7 @@ export function feedReader(config: CalendarConfig, limits: FeedLimits): FeedRead
 
 /** Builds a snapshot from complete feed text, letting searches in between its phases; throws FeedFailure when the text cannot be one. */
 export async function snapshotFromText(
-  feed: { readonly text: string; readonly invalidUtf8Line?: number },
+  feed: DecodedFeed,
   config: Pick<CalendarConfig, "id" | "timezone">,
   feeds: FeedLimits,
   limits: ExpansionLimits,

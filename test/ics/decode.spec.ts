@@ -17,7 +17,7 @@ describe("decodeFeed", () => {
     ["a 3-byte character split after its second byte, LF", "SUMMARY:lịch", 11, "\n"],
     ["a 4-byte emoji split after its first byte", "SUMMARY:🎉 party", 9, "\r\n"],
   ])("mends %s, keeping the line count", (_case, text, at, lineBreak) => {
-    const decoded = decodeFeed(foldAt(text, at, lineBreak));
+    const decoded = decodeFeed(foldAt(text, at, lineBreak)).text;
     expect(decoded).not.toContain("\uFFFD");
     expect(decoded.replace(/\r?\n[ \t]/g, "")).toBe(text);
     expect(decoded.split("\n")).toHaveLength(2);
@@ -25,12 +25,11 @@ describe("decodeFeed", () => {
 
   it("leaves text without split characters byte for byte, BOM included", () => {
     const text = "\uFEFFBEGIN:VCALENDAR\r\nSUMMARY:lịch\r\n  indented continuation\r\nEND:VCALENDAR\r\n";
-    expect(decodeFeed(Buffer.from(text))).toBe(text);
+    expect(decodeFeed(Buffer.from(text))).toEqual({ text });
   });
 
-  it("refuses invalid UTF-8 when asked to, and replaces it otherwise", () => {
-    const bytes = Buffer.from([0x53, 0xff, 0x54]);
-    expect(() => decodeFeed(bytes, true)).toThrow();
-    expect(decodeFeed(bytes)).toBe("S\uFFFDT");
+  it("reports invalid UTF-8 by its line, and replaces it", () => {
+    const bytes = Buffer.from([0x41, 0x0a, 0x53, 0xff, 0x54]);
+    expect(decodeFeed(bytes)).toEqual({ text: "A\nS\uFFFDT", invalidUtf8Line: 2 });
   });
 });
