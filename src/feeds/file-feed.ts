@@ -21,33 +21,34 @@ export class FileFeed implements FeedReader {
 
   async read(previous: FeedVersion | undefined): Promise<FeedRead> {
     const before = await this.statOf();
-    if (previous?.stat === before) return { changed: false };
-    const bytes = await this.readBytes();
-    const settled = Date.now() - Number(BigInt(before.split(":")[1]) / 1_000_000n) > RACY_MS;
+    if (previous?.stat === before.key) return { changed: false };
+    const bytes = await this.readBytes(before.size);
+    const settled = Date.now() - before.mtimeMs > RACY_MS;
     // A writer between the two stats means the bytes may mix two versions.
-    if ((await this.statOf()) !== before) throw new FeedFailure("truncated", "the file changed while it was read");
+    if ((await this.statOf()).key !== before.key) throw new FeedFailure("truncated", "the file changed while it was read");
     const digest = contentDigest(bytes);
-    const version = { digest, stat: settled ? before : undefined };
+    const version = { digest, stat: settled ? before.key : undefined };
     if (previous?.digest === digest) return { changed: false, version };
     return { changed: true, ...decodeFeed(bytes), version };
   }
 
-  private async statOf(): Promise<string> {
+  /** The file's size and mtime, and `key`: size, mtime and inode, equal only for an untouched file. */
+  private async statOf(): Promise<{ key: string; size: number; mtimeMs: number }> {
     try {
       const info = await stat(this.path, { bigint: true });
       if (!info.isFile()) throw new FeedFailure("unreachable", `${this.path} is not a file`);
       if (info.size > BigInt(this.maxBytes)) {
         throw new FeedFailure("too_large", `the file is ${info.size} bytes, over the ${this.maxBytes}-byte feed limit`);
       }
-      return `${info.size}:${info.mtimeNs}:${info.ino}`;
+      return { key: `${info.size}:${info.mtimeNs}:${info.ino}`, size: Number(info.size), mtimeMs: Number(info.mtimeMs) };
     } catch (error) {
       if (error instanceof FeedFailure) throw error;
       throw new FeedFailure("unreachable", `cannot stat the file: ${(error as Error).message}`);
     }
   }
 
-  /** Reads at most maxBytes + 1 bytes, so a file growing past the limit is caught too. */
-  private async readBytes(): Promise<Buffer> {
+  /** Reads at most `size` + 1 bytes (and never past maxBytes + 1), so a file that grew is caught too. */
+  private async readBytes(size: number): Promise<Buffer> {
     let handle;
     try {
       handle = await open(this.path, "r");
@@ -55,7 +56,7 @@ export class FileFeed implements FeedReader {
       throw new FeedFailure("unreachable", `cannot open the file: ${(error as Error).message}`);
     }
     try {
-      const buffer = Buffer.alloc(Math.min(this.maxBytes + 1, Number((await handle.stat()).size) + 1));
+      const buffer = Buffer.alloc(Math.min(this.maxBytes + 1, size + 1));
       let length = 0;
       for (;;) {
         const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
