@@ -168,6 +168,8 @@ describe("SIGTERM", () => {
       const stream = reflectionStream(client);
       const listed = await stream.ask({ case: "listServices", value: "" });
       expect(listed.messageResponse.case).toBe("listServicesResponse");
+      // Watch's first answer travels on its own stream: under load it can arrive after the reflection answer.
+      await expect.poll(() => health.seen.length).toBe(1);
 
       served.child.kill("SIGTERM");
       await served.logged('"msg":"draining"');
