@@ -169,7 +169,7 @@ describe("SIGTERM", () => {
       const listed = await stream.ask({ case: "listServices", value: "" });
       expect(listed.messageResponse.case).toBe("listServicesResponse");
       // Watch's first answer travels on its own stream: under load it can arrive after the reflection answer.
-      await expect.poll(() => health.seen.length).toBe(1);
+      await expect.poll(() => health.seen.length, { timeout: 10_000 }).toBe(1);
 
       served.child.kill("SIGTERM");
       await served.logged('"msg":"draining"');
