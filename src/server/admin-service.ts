@@ -135,7 +135,7 @@ function rejected(metadata: Record<string, string>, message: string): CalqError 
 
 function statusOf(view: CalendarView): CalendarStatus {
   const { config, snapshot, status } = view;
-  const failure = view.lastFailure === undefined ? undefined : status.lastFailure;
+  const { lastFailure: failure } = status;
   return create(CalendarStatusSchema, {
     calendarId: config.id,
     sourceKind: config.source.kind === "file" ? SourceKind.FILE : SourceKind.HTTP,

@@ -37,6 +37,7 @@ export interface LoadStatus {
   readonly lastAttemptAt?: number;
   /** Last time the source was read, or confirmed unchanged, without failure. */
   readonly lastSuccessAt?: number;
+  /** Set while the most recent read has failed. */
   readonly lastFailure?: { readonly failure: LoadFailure; readonly at: number; readonly httpStatus?: number };
   /** Failures since the last success; drives the retry backoff. */
   readonly consecutiveFailures: number;
@@ -248,7 +249,7 @@ export class CalendarStore {
       config: state.view.config,
       snapshot,
       stale: false,
-      status: { ...status, lastAttemptAt: at, lastSuccessAt: at, consecutiveFailures: 0 },
+      status: { ...status, lastAttemptAt: at, lastSuccessAt: at, lastFailure: undefined, consecutiveFailures: 0 },
     };
   }
 
