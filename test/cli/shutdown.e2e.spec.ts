@@ -67,7 +67,8 @@ interface Served {
   readonly exited: Promise<number | null>;
 }
 
-async function serve(graceSeconds: number, data = "data"): Promise<Served> {
+/** Starts `calq serve` and resolves once it is `ready`: its port printed, or (the default) its first load done. */
+async function serve(graceSeconds: number, data = "data", ready: "listening" | "serving" = "serving"): Promise<Served> {
   const child = spawn(process.execPath, [CALQ, "serve", "--data", data, "--port", "0", "--shutdown-grace-seconds", String(graceSeconds)], {
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -84,7 +85,7 @@ async function serve(graceSeconds: number, data = "data"): Promise<Served> {
     child.stdout!.on("data", (chunk) => {
       out += chunk;
       const match = /listening on (\S+):(\d+)/.exec(out);
-      if (match) resolve(`${match[1]}:${match[2]}`);
+      if (match && (ready === "listening" || /^serving /m.test(out))) resolve(`${match[1]}:${match[2]}`);
     });
     void exited.then((code) => reject(new Error(`calq exited ${code}: ${err}`)));
   });
@@ -269,7 +270,7 @@ describe("SIGTERM", () => {
     const data = dataFolder();
     writeFileSync(join(data, "calq.yaml"), JSON.stringify({ calendars: [{ id: "work", source: provider.url, readers: [] }], principals: [] }));
 
-    const served = await serve(10, data);
+    const served = await serve(10, data, "listening");
     // calq has asked for the feed and is waiting: the load is not over, yet the port is known.
     await answer;
     const client = new grpc.Client(served.address, grpc.credentials.createInsecure());
