@@ -5,13 +5,10 @@
  * TypeScript drops comments; this file is why tool descriptions can still be
  * taken from the proto instead of being written a second time.
  */
-import { readFileSync } from "node:fs";
 import { createFileRegistry, fromBinary, getOption, type DescEnum, type DescEnumValue, type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { FieldBehavior, field_behavior } from "../../gen/google/api/field_behavior_pb.js";
-
-/** Where `npm run generate` writes the descriptor set. */
-export const DESCRIPTOR_SET_URL = new URL("../../gen/calq.binpb", import.meta.url);
+import { readDescriptorSet } from "../descriptor-set.js";
 
 /** The registry of a serialized FileDescriptorSet (tests pass one built from an edited proto). */
 export function registryFromBytes(bytes: Uint8Array): FileRegistry {
@@ -20,7 +17,7 @@ export function registryFromBytes(bytes: Uint8Array): FileRegistry {
 
 /** The registry of gen/calq.binpb. */
 export function loadContractRegistry(): FileRegistry {
-  return registryFromBytes(readFileSync(DESCRIPTOR_SET_URL));
+  return createFileRegistry(readDescriptorSet());
 }
 
 type Commented = DescService | DescMethod | DescMessage | DescField | DescEnum | DescEnumValue;

@@ -9,9 +9,8 @@
  * The answer covers every service registered on the router, whenever it was
  * registered, so a service added later needs no change here.
  */
-import { readFileSync } from "node:fs";
 import { create, fromBinary, toBinary, type DescFile, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
 import { Code, type ConnectRouter } from "@connectrpc/connect";
 import {
@@ -26,10 +25,13 @@ import {
   ServerReflectionRequestSchema as RequestV1alpha,
   ServerReflectionResponseSchema as ResponseV1alpha,
 } from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import { readDescriptorSet } from "../descriptor-set.js";
 
 /** What reflection knows: the served services and every file they need, by file name and by symbol. */
 interface Catalog {
   readonly serviceNames: string[];
+  /** The same files with their comments, where gen/calq.binpb has them. */
+  readonly commented: ReadonlyMap<string, Uint8Array>;
   readonly fileByName: Map<string, DescFile>;
   readonly fileBySymbol: Map<string, DescFile>;
 }
@@ -52,27 +54,26 @@ function catalogOf(services: Iterable<DescService>): Catalog {
     serviceNames.add(service.typeName);
     addFile(service.file);
   }
-  return { serviceNames: [...serviceNames].sort(), fileByName, fileBySymbol };
+  return { serviceNames: [...serviceNames].sort(), commented: commentedFiles(), fileByName, fileBySymbol };
 }
 
 /** The files of gen/calq.binpb by name, with their comments; empty if it cannot be read. */
-const commented: ReadonlyMap<string, Uint8Array> = (() => {
+function commentedFiles(): ReadonlyMap<string, Uint8Array> {
   try {
-    const set = fromBinary(FileDescriptorSetSchema, readFileSync(new URL("../../gen/calq.binpb", import.meta.url)));
-    return new Map(set.file.map((file) => [file.name, toBinary(FileDescriptorProtoSchema, file)]));
+    return new Map(readDescriptorSet().file.map((file) => [file.name, toBinary(FileDescriptorProtoSchema, file)]));
   } catch {
     return new Map();
   }
-})();
+}
 
 /** A file and the files it imports, transitively, each once, the file first (what grpcurl expects). */
-function withDependencies(file: DescFile): Uint8Array[] {
+function withDependencies(catalog: Catalog, file: DescFile): Uint8Array[] {
   const seen = new Set<string>();
   const out: Uint8Array[] = [];
   const visit = (current: DescFile): void => {
     if (seen.has(current.proto.name)) return;
     seen.add(current.proto.name);
-    out.push(commented.get(current.proto.name) ?? toBinary(FileDescriptorProtoSchema, current.proto));
+    out.push(catalog.commented.get(current.proto.name) ?? toBinary(FileDescriptorProtoSchema, current.proto));
     current.dependencies.forEach(visit);
   };
   visit(file);
@@ -88,7 +89,7 @@ function answer(catalog: Catalog, request: ServerReflectionRequest): ServerRefle
   const files = (file: DescFile | undefined, what: string) =>
     file === undefined
       ? notFound(what)
-      : reply({ case: "fileDescriptorResponse", value: { fileDescriptorProto: withDependencies(file) } });
+      : reply({ case: "fileDescriptorResponse", value: { fileDescriptorProto: withDependencies(catalog, file) } });
 
   const question = request.messageRequest;
   switch (question.case) {
