@@ -141,15 +141,15 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         });
       }
       const calendars = readable.map((view) =>
-          create(CalendarInfoSchema, {
-            id: view.config.id,
-            displayName: view.config.name,
-            timezone: view.snapshot?.zone.name ?? view.config.timezone ?? "",
-            primary: principal.primary === view.config.id,
-            dataAsOf: view.snapshot === undefined ? undefined : timestampFromMs(dataAsOf(view, view.snapshot)),
-            stale: view.stale,
-          }),
-        );
+        create(CalendarInfoSchema, {
+          id: view.config.id,
+          displayName: view.config.name,
+          timezone: view.snapshot?.zone.name ?? view.config.timezone ?? "",
+          primary: principal.primary === view.config.id,
+          dataAsOf: view.snapshot === undefined ? undefined : timestampFromMs(dataAsOf(view, view.snapshot)),
+          stale: view.stale,
+        }),
+      );
       return create(ListCalendarsResponseSchema, { calendars });
     },
 
