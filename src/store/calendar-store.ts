@@ -87,7 +87,7 @@ export function defaultLimits(now: number, feeds: FeedLimits = DEFAULT_FEED_LIMI
 }
 
 /** The reader for a calendar's source. */
-export function feedReader(config: CalendarConfig, limits: FeedLimits): FeedReader {
+function feedReader(config: CalendarConfig, limits: FeedLimits): FeedReader {
   const { source } = config;
   return source.kind === "file"
     ? new FileFeed(source.path, limits.maxBytes)
