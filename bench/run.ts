@@ -9,11 +9,11 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import IcalExpander from "ical-expander";
 import { MatchMode } from "../gen/calq/v1/calendar_service_pb.js";
-import { parseConfig, sha256Hex, type CalendarConfig } from "../src/config/calq-config.js";
+import { type CalendarConfig, parseConfig, sha256Hex } from "../src/config/calq-config.js";
 import { searchPage } from "../src/search/search-occurrences.js";
 import { startServer } from "../src/server/server.js";
 import { CalendarStore, defaultLimits } from "../src/store/calendar-store.js";
@@ -44,7 +44,10 @@ function windows(count: number, seed: number): { start: string; endExclusive: st
   const next = random(seed);
   return Array.from({ length: count }, () => {
     const start = Math.floor((now - 182 * DAY + next() * 364 * DAY) / (15 * 60_000)) * 15 * 60_000;
-    return { start: new Date(start).toISOString().replace(".000Z", "Z"), endExclusive: new Date(start + 3 * HOUR).toISOString().replace(".000Z", "Z") };
+    return {
+      start: new Date(start).toISOString().replace(".000Z", "Z"),
+      endExclusive: new Date(start + 3 * HOUR).toISOString().replace(".000Z", "Z"),
+    };
   });
 }
 
@@ -84,7 +87,10 @@ for (const [i, query] of queries.entries()) {
 const far: number[] = [];
 for (let i = 0; i < 20; i++) {
   const t0 = performance.now();
-  const window = resolveWindow({ start: `2150-03-0${1 + (i % 9)}T09:00:00Z`, endExclusive: `2150-03-0${1 + (i % 9)}T12:00:00Z`, timezone: "UTC" }, 366 * DAY);
+  const window = resolveWindow(
+    { start: `2150-03-0${1 + (i % 9)}T09:00:00Z`, endExclusive: `2150-03-0${1 + (i % 9)}T12:00:00Z`, timezone: "UTC" },
+    366 * DAY,
+  );
   searchPage(kept, { window, mode: "overlap", limit: 20 });
   far.push(performance.now() - t0);
 }
@@ -120,7 +126,13 @@ rmSync(dir, { recursive: true, force: true });
 // Reloads of the feed from a local HTTP provider: changed (200, rebuilt) and unchanged (304).
 const versions = [feed, feed.replace("BEGIN:VCALENDAR\r\n", "BEGIN:VCALENDAR\r\nX-BENCH-VERSION:2\r\n")];
 const provider = await startFeedServer(versioned(versions[0], "0"));
-const remote: CalendarConfig = { id: "bench", name: "bench", readers: [], refreshMs: HOUR, source: { kind: "http", url: new URL(provider.url), headers: new Map() } };
+const remote: CalendarConfig = {
+  id: "bench",
+  name: "bench",
+  readers: [],
+  refreshMs: HOUR,
+  source: { kind: "http", url: new URL(provider.url), headers: new Map() },
+};
 const store = new CalendarStore([remote], { retentionMs: 0 });
 await store.reload("bench");
 const reloadChanged: number[] = [];

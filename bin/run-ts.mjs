@@ -1,9 +1,9 @@
 #!/usr/bin/env node
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 // Runs one TypeScript file of this repository (benchmarks, scripts) with
 // tsx's loader: `node bin/run-ts.mjs FILE [ARGS...]`.
 import { register } from "tsx/esm/api";
-import { pathToFileURL } from "node:url";
-import { resolve } from "node:path";
 
 register();
 const [file, ...rest] = process.argv.slice(2);

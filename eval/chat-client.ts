@@ -26,11 +26,21 @@ export interface AssistantMessage {
 }
 
 /** One completion with the tools offered; the model may call them or reply. */
-export async function complete(endpoint: ChatEndpoint, messages: readonly ChatMessage[], tools: readonly OpenAiTool[]): Promise<AssistantMessage> {
+export async function complete(
+  endpoint: ChatEndpoint,
+  messages: readonly ChatMessage[],
+  tools: readonly OpenAiTool[],
+): Promise<AssistantMessage> {
   const response = await fetch(`${endpoint.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${endpoint.apiKey}` },
-    body: JSON.stringify({ model: endpoint.model, messages, tools, tool_choice: "auto", ...(endpoint.temperature === undefined ? {} : { temperature: endpoint.temperature }) }),
+    body: JSON.stringify({
+      model: endpoint.model,
+      messages,
+      tools,
+      tool_choice: "auto",
+      ...(endpoint.temperature === undefined ? {} : { temperature: endpoint.temperature }),
+    }),
     signal: AbortSignal.timeout(120_000),
   });
   if (!response.ok) throw new Error(`the endpoint answered ${response.status}: ${(await response.text()).slice(0, 200)}`);

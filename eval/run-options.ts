@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import type { ChatEndpoint } from "./chat-client.js";
-import { VARIANTS, variantNamed, type DescriptionVariant } from "./variants.js";
+import { type DescriptionVariant, VARIANTS, variantNamed } from "./variants.js";
 
 /** A flag or environment variable the runner cannot use; run.ts prints it and exits 2. */
 export class EvalUsageError extends Error {}
@@ -23,7 +23,11 @@ export interface RunOptions {
 export function parseRunOptions(argv: readonly string[], env: NodeJS.ProcessEnv): RunOptions {
   let values: { variants?: string; cases?: string; out?: string };
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { variants: { type: "string" }, cases: { type: "string" }, out: { type: "string" } }, strict: true }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { variants: { type: "string" }, cases: { type: "string" }, out: { type: "string" } },
+      strict: true,
+    }));
   } catch (error) {
     throw new EvalUsageError((error as Error).message);
   }
@@ -38,7 +42,8 @@ export function parseRunOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   let caseCount: number | undefined;
   if (values.cases !== undefined) {
     caseCount = Number(values.cases);
-    if (!/^\d+$/.test(values.cases) || caseCount < 1) throw new EvalUsageError(`--cases ${values.cases} is not a positive whole number of cases`);
+    if (!/^\d+$/.test(values.cases) || caseCount < 1)
+      throw new EvalUsageError(`--cases ${values.cases} is not a positive whole number of cases`);
   }
   const { CALQ_EVAL_BASE_URL: baseUrl, CALQ_EVAL_API_KEY: apiKey, CALQ_EVAL_MODEL: model, CALQ_EVAL_TEMPERATURE: temperatureText } = env;
   if (!baseUrl || !apiKey || !model) {
@@ -47,7 +52,13 @@ export function parseRunOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   let temperature: number | undefined;
   if (temperatureText !== undefined && temperatureText !== "") {
     temperature = Number(temperatureText);
-    if (!Number.isFinite(temperature) || temperature < 0 || temperature > 2) throw new EvalUsageError(`CALQ_EVAL_TEMPERATURE ${temperatureText} is not a number from 0 to 2`);
+    if (!Number.isFinite(temperature) || temperature < 0 || temperature > 2)
+      throw new EvalUsageError(`CALQ_EVAL_TEMPERATURE ${temperatureText} is not a number from 0 to 2`);
   }
-  return { endpoint: { baseUrl, apiKey, model, ...(temperature === undefined ? {} : { temperature }) }, variants, caseCount, out: values.out };
+  return {
+    endpoint: { baseUrl, apiKey, model, ...(temperature === undefined ? {} : { temperature }) },
+    variants,
+    caseCount,
+    out: values.out,
+  };
 }

@@ -31,7 +31,8 @@ const evaluation = await runEvaluation({
   cases,
   variants,
   endpoint,
-  onScore: (score) => process.stderr.write(`${score.variant} ${score.caseId}: ${score.exact ? "exact" : score.asked ? "asked" : score.outcome.kind}\n`),
+  onScore: (score) =>
+    process.stderr.write(`${score.variant} ${score.caseId}: ${score.exact ? "exact" : score.asked ? "asked" : score.outcome.kind}\n`),
 });
 process.stdout.write(`Model ${endpoint.model}, ${cases.length} cases\n\n${reportTable(evaluation.reports)}\n`);
 for (const variant of variants) process.stdout.write(`- ${variant.name}: ${variant.summary}\n`);

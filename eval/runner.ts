@@ -9,8 +9,8 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { renderResult } from "../src/gateway/render.js";
 import { buildToolCatalog, type ToolDefinition } from "../src/gateway/tool-schemas.js";
 import type { ChatMessage, EvalCase } from "./cases.js";
-import { complete as completeOverHttp, type AssistantMessage, type ChatEndpoint } from "./chat-client.js";
-import { scoreCase, summarize, type CaseScore, type Outcome, type VariantReport } from "./scoring.js";
+import { type AssistantMessage, type ChatEndpoint, complete as completeOverHttp } from "./chat-client.js";
+import { type CaseScore, type Outcome, scoreCase, summarize, type VariantReport } from "./scoring.js";
 import type { DescriptionVariant } from "./variants.js";
 
 /** What the user's assistant app says up front: the conventions the cases assume, nothing about the tools. */
@@ -65,15 +65,25 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
 }
 
 /** The model's last move in one case. */
-export async function runCase(testCase: EvalCase, tools: ReturnType<DescriptionVariant["tools"]>, definitions: readonly ToolDefinition[], complete: Complete): Promise<Outcome> {
-  const messages: ChatMessage[] = [{ role: "system", content: SYSTEM_PROMPT }, ...(testCase.history ?? []), { role: "user", content: testCase.request }];
+export async function runCase(
+  testCase: EvalCase,
+  tools: ReturnType<DescriptionVariant["tools"]>,
+  definitions: readonly ToolDefinition[],
+  complete: Complete,
+): Promise<Outcome> {
+  const messages: ChatMessage[] = [
+    { role: "system", content: SYSTEM_PROMPT },
+    ...(testCase.history ?? []),
+    { role: "user", content: testCase.request },
+  ];
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const message = await complete(messages, tools);
       const calls = message.tool_calls ?? [];
       if (calls.length === 0) return { kind: "reply", text: message.content ?? "" };
       const decisive = calls.find((call) => !ANSWERED_HERE.has(call.function.name));
-      if (decisive !== undefined) return { kind: "call", name: decisive.function.name, arguments: parseArguments(decisive.function.arguments) };
+      if (decisive !== undefined)
+        return { kind: "call", name: decisive.function.name, arguments: parseArguments(decisive.function.arguments) };
       messages.push({ role: "assistant", content: message.content, tool_calls: calls });
       for (const call of calls) {
         const definition = definitions.find((candidate) => candidate.name === call.function.name)!;
@@ -94,8 +104,17 @@ function answerFor(definition: ToolDefinition, testCase: EvalCase): string {
   const { context } = testCase;
   const structured: JsonObject =
     definition.name === "get_user_context"
-      ? { principal_id: "user", timezone: context.timezone ?? "", current_time: context.now, primary_calendar_id: context.primaryCalendarId }
-      : { calendars: [{ id: context.primaryCalendarId, display_name: "Work", timezone: context.timezone ?? "UTC", primary: true, stale: false }] };
+      ? {
+          principal_id: "user",
+          timezone: context.timezone ?? "",
+          current_time: context.now,
+          primary_calendar_id: context.primaryCalendarId,
+        }
+      : {
+          calendars: [
+            { id: context.primaryCalendarId, display_name: "Work", timezone: context.timezone ?? "UTC", primary: true, stale: false },
+          ],
+        };
   return `${renderResult(definition, {}, structured)}\n${JSON.stringify(structured)}`;
 }
 

@@ -3,7 +3,7 @@
  * none is written by hand): the full generated text, a terse cut of it, and
  * no descriptions at all as the baseline. Schemas are the same in all three.
  */
-import { openAiTool, type OpenAiTool } from "../src/gateway/formats.js";
+import { type OpenAiTool, openAiTool } from "../src/gateway/formats.js";
 import type { JsonSchema, ToolDefinition } from "../src/gateway/tool-schemas.js";
 
 /** A way of describing the same tools. */
@@ -19,12 +19,22 @@ export const VARIANTS: readonly DescriptionVariant[] = [
   {
     name: "terse",
     summary: "first paragraph of each tool description, first sentence of each property",
-    tools: (definitions) => definitions.map((definition) => openAiTool({ ...definition, description: firstParagraph(definition.description), inputSchema: mapDescriptions(definition.inputSchema, firstSentence) })),
+    tools: (definitions) =>
+      definitions.map((definition) =>
+        openAiTool({
+          ...definition,
+          description: firstParagraph(definition.description),
+          inputSchema: mapDescriptions(definition.inputSchema, firstSentence),
+        }),
+      ),
   },
   {
     name: "bare",
     summary: "names and schemas only, no descriptions",
-    tools: (definitions) => definitions.map((definition) => openAiTool({ ...definition, description: "", inputSchema: mapDescriptions(definition.inputSchema, () => undefined) })),
+    tools: (definitions) =>
+      definitions.map((definition) =>
+        openAiTool({ ...definition, description: "", inputSchema: mapDescriptions(definition.inputSchema, () => undefined) }),
+      ),
   },
 ];
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fromBinary } from "@bufbuild/protobuf";
-import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { type FileDescriptorSet, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 
 export function readDescriptorSet(): FileDescriptorSet {
   return fromBinary(FileDescriptorSetSchema, readFileSync(new URL("../gen/calq.binpb", import.meta.url)));

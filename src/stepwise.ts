@@ -27,14 +27,19 @@ export async function runYielding<T>(steps: Steps<T>): Promise<T> {
 
 /** Says when about `ms` of work has passed since the last pause: where a step should yield. */
 export class Pacer {
-  private since = Date.now();
-  constructor(private readonly ms = 10) {}
-  /** True once `ms` have passed since the start or the last `resumed()`. */
+  private since: number;
+  constructor(
+    private readonly ms = 10,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.since = clock();
+  }
+  /** True once `ms` have passed on the clock since the start or the last `resumed()`. */
   due(): boolean {
-    return Date.now() - this.since >= this.ms;
+    return this.clock() - this.since >= this.ms;
   }
   /** Call when the work resumes after a yield. */
   resumed(): void {
-    this.since = Date.now();
+    this.since = this.clock();
   }
 }

@@ -10,7 +10,7 @@
  */
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_FEED_LIMITS, loadConfigFile, type FeedLimits } from "../config/calq-config.js";
+import { DEFAULT_FEED_LIMITS, type FeedLimits, loadConfigFile } from "../config/calq-config.js";
 import { FeedFailure } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
 import { defaultLimits, snapshotFromText } from "../store/calendar-store.js";
@@ -66,7 +66,10 @@ export async function checkFeed(
     snapshot = await snapshotFromText(read, { id: name, timezone }, feeds, defaultLimits(now, feeds), now);
   } catch (error) {
     if (!(error instanceof FeedFailure)) throw error;
-    return { exitCode: 2, report: `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version, if any` };
+    return {
+      exitCode: 2,
+      report: `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version, if any`,
+    };
   }
   const hot = defaultLimits(now, feeds);
   const lines = [
@@ -75,7 +78,10 @@ export async function checkFeed(
     `calendar zone: ${snapshot.zone.name} (${ZONE_SOURCES[snapshot.zoneSource]})`,
     `diagnostics: ${snapshot.diagnostics.length === 0 ? "none" : snapshot.diagnostics.length}`,
     ...snapshot.diagnostics.map((diagnostic) => {
-      const where = [diagnostic.line === undefined ? "" : `line ${diagnostic.line}`, diagnostic.uid === undefined ? "" : `UID ${diagnostic.uid}`]
+      const where = [
+        diagnostic.line === undefined ? "" : `line ${diagnostic.line}`,
+        diagnostic.uid === undefined ? "" : `UID ${diagnostic.uid}`,
+      ]
         .filter((part) => part !== "")
         .join(", ");
       return `  ${diagnostic.code}${where === "" ? "" : ` (${where})`}: ${diagnostic.message}`;

@@ -12,9 +12,9 @@
 import { ConfigError } from "../config/calq-config.js";
 import { GATEWAY_USAGE, runGatewayCommand } from "../gateway/cli.js";
 import { stderrLogger } from "../server/log.js";
-import { check, CHECK_USAGE } from "./check-command.js";
-import { search, SEARCH_USAGE } from "./search-command.js";
-import { serve, SERVE_USAGE } from "./serve-command.js";
+import { CHECK_USAGE, check } from "./check-command.js";
+import { SEARCH_USAGE, search } from "./search-command.js";
+import { SERVE_USAGE, serve } from "./serve-command.js";
 import { UsageError } from "./usage-error.js";
 
 const USAGE = `${SERVE_USAGE}\n\n${SEARCH_USAGE}\n\n${CHECK_USAGE}`;

@@ -18,11 +18,11 @@ import { ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import {
   CalendarService,
+  type EventOccurrence,
   MatchMode,
+  type SearchEventsResponse,
   SearchEventsResponseSchema,
   WindowRelation,
-  type EventOccurrence,
-  type SearchEventsResponse,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { codeName } from "../server/call-observer.js";
@@ -56,7 +56,11 @@ const RELATIONS: Record<WindowRelation, string> = {
 };
 
 /** Runs the search and returns the exit status: 0 found (or found nothing), 1 refused or unreachable. */
-export async function search(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+export async function search(
+  argv: string[],
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -96,7 +100,15 @@ export async function search(argv: string[], out: NodeJS.WritableStream = proces
   try {
     do {
       const page = await client.searchEvents(
-        { calendarId: values.calendar, start: values.start, endExclusive: values["end-exclusive"], timezone: values.timezone, matchMode, limit, cursor },
+        {
+          calendarId: values.calendar,
+          start: values.start,
+          endExclusive: values["end-exclusive"],
+          timezone: values.timezone,
+          matchMode,
+          limit,
+          cursor,
+        },
         { headers, timeoutMs: 30_000 },
       );
       pages.push(page);
@@ -136,7 +148,12 @@ function renderTable(pages: SearchEventsResponse[], mode: string): string {
     const rows = events.map(row);
     const widths = [0, 1, 2].map((column) => Math.max(...rows.map((cells) => cells[column].length), HEADER[column].length));
     for (const cells of [HEADER, ...rows]) {
-      lines.push(cells.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]) : cell)).join("  ").trimEnd());
+      lines.push(
+        cells
+          .map((cell, column) => (column < 3 ? cell.padEnd(widths[column]) : cell))
+          .join("  ")
+          .trimEnd(),
+      );
     }
   }
   if (last.nextCursor !== "") lines.push(`more: repeat with --all, or with --cursor ${last.nextCursor}`);

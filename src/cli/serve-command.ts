@@ -8,10 +8,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import YAML from "yaml";
-import { directoryConfig, parseConfig, readConfigDocument, type CalqConfig } from "../config/calq-config.js";
+import { type CalqConfig, directoryConfig, parseConfig, readConfigDocument } from "../config/calq-config.js";
 import { printableConfig, resolveServeSettings, SETTING_FLAGS, settingsHelp } from "../config/server-config.js";
 import { pinoLogger } from "../server/log.js";
-import { startServer, type RunningServer } from "../server/server.js";
+import { type RunningServer, startServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
 
 /** The usage text of `calq serve`; the settings part comes from the settings table itself. */
@@ -77,7 +77,10 @@ export async function serve(argv: string[]): Promise<void> {
     onListening: (opened) => {
       listening = opened;
       const shown = opened.host.includes(":") ? `[${opened.host}]` : opened.host;
-      const protocols = settings.tls === undefined ? "HTTP/2 cleartext and HTTP/1.1" : `TLS${settings.tls.clientCaFile ? " with client certificates" : ""}, HTTP/2 and HTTP/1.1`;
+      const protocols =
+        settings.tls === undefined
+          ? "HTTP/2 cleartext and HTTP/1.1"
+          : `TLS${settings.tls.clientCaFile ? " with client certificates" : ""}, HTTP/2 and HTTP/1.1`;
       process.stdout.write(
         `calq listening on ${shown}:${opened.port} (gRPC, gRPC-Web and Connect over ${protocols})\n` +
           (opened.adminPort === undefined ? "" : `metrics on http://${settings.admin!.host}:${opened.adminPort}/metrics\n`) +

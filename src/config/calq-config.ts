@@ -6,7 +6,7 @@
  * development principal (see `directoryConfig`).
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import YAML from "yaml";
 import { isRequestZone } from "../time/request-window.js";
@@ -42,7 +42,7 @@ export class Secret {
 
 /** Where a calendar's ICS comes from. */
 export type FeedSource =
-  | { readonly kind: "file"; /** Absolute path. */ readonly path: string }
+  | { readonly kind: "file" /** Absolute path. */; readonly path: string }
   | {
       readonly kind: "http";
       readonly url: URL;
@@ -135,7 +135,9 @@ export function directoryConfig(directory: string, devToken: string | undefined)
   }
   let files: string[];
   try {
-    files = readdirSync(directory).filter((file) => file.endsWith(".ics")).sort();
+    files = readdirSync(directory)
+      .filter((file) => file.endsWith(".ics"))
+      .sort();
   } catch {
     throw new ConfigError(`cannot read the data folder ${directory}`);
   }
@@ -148,9 +150,7 @@ export function directoryConfig(directory: string, devToken: string | undefined)
   });
   return {
     calendars,
-    principals: [
-      { id: "dev", primary: calendars[0].id, tokenDigests: [sha256Hex(devToken)], capabilities: [] },
-    ],
+    principals: [{ id: "dev", primary: calendars[0].id, tokenDigests: [sha256Hex(devToken)], capabilities: [] }],
     search: DEFAULT_SEARCH,
     feeds: DEFAULT_FEED_LIMITS,
   };
@@ -197,7 +197,11 @@ export function parseConfig(
       ),
     };
   });
-  unique(calendars.map((calendar) => calendar.id), label, "calendar id");
+  unique(
+    calendars.map((calendar) => calendar.id),
+    label,
+    "calendar id",
+  );
   if (calendars.some((calendar) => calendar.id === "primary")) {
     throw new ConfigError(`${label}: "primary" is reserved and cannot be a calendar id`);
   }
@@ -226,8 +230,16 @@ export function parseConfig(
     });
     return { id, primary, timezone: optionalZone(item.timezone, `${where} (${id}).timezone`), tokenDigests, capabilities };
   });
-  unique(principals.map((principal) => principal.id), label, "principal id");
-  unique(principals.flatMap((principal) => principal.tokenDigests), label, "token (two principals share one)");
+  unique(
+    principals.map((principal) => principal.id),
+    label,
+    "principal id",
+  );
+  unique(
+    principals.flatMap((principal) => principal.tokenDigests),
+    label,
+    "token (two principals share one)",
+  );
   const principalIds = new Set(principals.map((principal) => principal.id));
   for (const calendar of calendars) {
     for (const reader of calendar.readers) {
@@ -287,11 +299,17 @@ function parseSource(item: Record<string, unknown>, baseDirectory: string, where
 function parseFeedLimits(value: unknown, where: string): FeedLimits {
   if (value === undefined || value === null) return DEFAULT_FEED_LIMITS;
   const item = record(value, where);
-  const known = new Set(["max_bytes", "fetch_timeout", "max_components", "max_occurrences_per_series", "max_occurrences_per_feed", "expansion_budget"]);
+  const known = new Set([
+    "max_bytes",
+    "fetch_timeout",
+    "max_components",
+    "max_occurrences_per_series",
+    "max_occurrences_per_feed",
+    "expansion_budget",
+  ]);
   for (const key of Object.keys(item)) if (!known.has(key)) throw new ConfigError(`${where}: unknown setting "${key}"`);
   const d = DEFAULT_FEED_LIMITS;
-  const count = (key: string, fallback: number) =>
-    item[key] === undefined ? fallback : positiveInteger(item[key], `${where}.${key}`);
+  const count = (key: string, fallback: number) => (item[key] === undefined ? fallback : positiveInteger(item[key], `${where}.${key}`));
   const time = (key: string, fallback: number) => (item[key] === undefined ? fallback : duration(item[key], `${where}.${key}`));
   return {
     maxBytes: count("max_bytes", d.maxBytes),

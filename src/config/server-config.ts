@@ -83,7 +83,14 @@ interface Source {
 
 const SOURCES = {
   host: { yaml: ["server", "host"], env: "CALQ_HOST", flag: "host", value: "H", help: "address to listen on", default: "127.0.0.1" },
-  port: { yaml: ["server", "port"], env: "CALQ_PORT", flag: "port", value: "N", help: "port to listen on; 0 picks a free one", default: 50051 },
+  port: {
+    yaml: ["server", "port"],
+    env: "CALQ_PORT",
+    flag: "port",
+    value: "N",
+    help: "port to listen on; 0 picks a free one",
+    default: 50051,
+  },
   allowPlaintextNonLoopback: {
     yaml: ["server", "allow_plaintext_non_loopback"],
     env: "CALQ_ALLOW_PLAINTEXT_NON_LOOPBACK",
@@ -106,9 +113,29 @@ const SOURCES = {
     help: "calls served at once; more are refused RESOURCE_EXHAUSTED",
     default: 256,
   },
-  maxRequestBytes: { yaml: ["server", "max_request_bytes"], env: "CALQ_MAX_REQUEST_BYTES", flag: "max-request-bytes", value: "N", help: "largest request message accepted", default: 65536 },
-  logLevel: { yaml: ["server", "log_level"], env: "CALQ_LOG_LEVEL", flag: "log-level", value: "L", help: "debug, info, warn or error", default: "info" },
-  tlsCertFile: { yaml: ["tls", "cert_file"], env: "CALQ_TLS_CERT_FILE", flag: "tls-cert", value: "FILE", help: "TLS certificate (PEM); with tls.key_file, the port speaks TLS only" },
+  maxRequestBytes: {
+    yaml: ["server", "max_request_bytes"],
+    env: "CALQ_MAX_REQUEST_BYTES",
+    flag: "max-request-bytes",
+    value: "N",
+    help: "largest request message accepted",
+    default: 65536,
+  },
+  logLevel: {
+    yaml: ["server", "log_level"],
+    env: "CALQ_LOG_LEVEL",
+    flag: "log-level",
+    value: "L",
+    help: "debug, info, warn or error",
+    default: "info",
+  },
+  tlsCertFile: {
+    yaml: ["tls", "cert_file"],
+    env: "CALQ_TLS_CERT_FILE",
+    flag: "tls-cert",
+    value: "FILE",
+    help: "TLS certificate (PEM); with tls.key_file, the port speaks TLS only",
+  },
   tlsKeyFile: { yaml: ["tls", "key_file"], env: "CALQ_TLS_KEY_FILE", flag: "tls-key", value: "FILE", help: "TLS private key (PEM)" },
   tlsClientCaFile: {
     yaml: ["tls", "client_ca_file"],
@@ -123,8 +150,21 @@ const SOURCES = {
     flag: "tls-principal-from-certificate",
     help: "with mTLS, the client certificate's subject CN names the principal",
   },
-  adminHost: { yaml: ["admin", "host"], env: "CALQ_ADMIN_HOST", flag: "admin-host", value: "H", help: "address of the metrics port", default: "127.0.0.1" },
-  adminPort: { yaml: ["admin", "port"], env: "CALQ_ADMIN_PORT", flag: "admin-port", value: "N", help: "serve GET /metrics on this port (off when unset)" },
+  adminHost: {
+    yaml: ["admin", "host"],
+    env: "CALQ_ADMIN_HOST",
+    flag: "admin-host",
+    value: "H",
+    help: "address of the metrics port",
+    default: "127.0.0.1",
+  },
+  adminPort: {
+    yaml: ["admin", "port"],
+    env: "CALQ_ADMIN_PORT",
+    flag: "admin-port",
+    value: "N",
+    help: "serve GET /metrics on this port (off when unset)",
+  },
 } as const satisfies Record<string, Source>;
 
 /** The flags of `calq serve` that set these settings, for parseArgs. */
@@ -234,7 +274,12 @@ export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
     allowPlaintextNonLoopback: flag("allowPlaintextNonLoopback"),
     tls: certFile === undefined || keyFile === undefined ? undefined : { certFile, keyFile, clientCaFile, principalFromCertificate },
     admin: adminPort === undefined ? undefined : { host: text("adminHost") ?? SOURCES.adminHost.default, port: adminPort },
-    shutdownGraceSeconds: number("shutdownGraceSeconds", SOURCES.shutdownGraceSeconds.default, (n) => n >= 0 && Number.isFinite(n), "a number of seconds"),
+    shutdownGraceSeconds: number(
+      "shutdownGraceSeconds",
+      SOURCES.shutdownGraceSeconds.default,
+      (n) => n >= 0 && Number.isFinite(n),
+      "a number of seconds",
+    ),
     maxConcurrentCalls: number("maxConcurrentCalls", SOURCES.maxConcurrentCalls.default, isPositiveInteger, "a positive integer"),
     maxRequestBytes: number("maxRequestBytes", SOURCES.maxRequestBytes.default, isPositiveInteger, "a positive number of bytes"),
     logLevel: logLevel as LogLevel,

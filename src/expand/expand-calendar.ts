@@ -13,11 +13,12 @@ import { createHash } from "node:crypto";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
 import { Pacer, type Steps } from "../stepwise.js";
-import { DAY_MS, floorTo } from "../time/civil.js";
+import { DAY_MS, floorTo } from "../time/units.js";
 import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
+import { Budget, type Clock } from "./budget.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
 import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
-import { Budget, Series, endOf, intervalAt, type FutureOverride, type Length, type RdateSlot, type Shape } from "./series.js";
+import { endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
 
 /** Bounds on expansion work. */
 export interface ExpansionLimits {
@@ -28,8 +29,10 @@ export interface ExpansionLimits {
   readonly maxOccurrencesPerSeries: number;
   /** Occurrences the whole feed may materialise; series past it are expanded per query only. */
   readonly maxOccurrencesPerFeed: number;
-  /** Wall-clock milliseconds the whole feed's hot expansion may take. */
+  /** Milliseconds, on `clock`, the whole feed's hot expansion may take; time paused for others is not counted. */
   readonly budgetMs: number;
+  /** The clock the budget and the pauses are measured on; `Date.now` by default. */
+  readonly clock?: Clock;
 }
 
 /** What one search page asks of the series expanded on demand. */
@@ -98,25 +101,27 @@ class CalendarExpansion {
   private readonly occurrences: Occurrence[] = [];
   private readonly tails: SeriesTail[] = [];
   private readonly budget: Budget;
+  private readonly clock: Clock;
   private eventCount = 0;
 
   constructor(
     private readonly calendarZone: ZoneRules,
     private readonly limits: ExpansionLimits,
   ) {
-    this.budget = new Budget(Date.now() + limits.budgetMs);
+    this.clock = limits.clock ?? Date.now;
+    this.budget = new Budget(this.clock() + limits.budgetMs, Number.POSITIVE_INFINITY, this.clock);
   }
 
   *run(events: readonly EventComponent[]): Steps<ExpandedCalendar> {
     const { masters, overrides } = this.group(events);
-    const pacer = new Pacer();
+    const pacer = new Pacer(10, this.clock);
     for (const [uid, master] of masters) {
       this.guard(master, () => this.expandMaster(master, overrides.get(uid) ?? []));
       if (!pacer.due()) continue;
-      const paused = Date.now();
+      const paused = this.clock();
       yield;
       pacer.resumed();
-      this.budget.extend(Date.now() - paused);
+      this.budget.extend(this.clock() - paused);
     }
     for (const [uid, list] of overrides) {
       if (masters.has(uid)) continue;
@@ -205,12 +210,7 @@ class CalendarExpansion {
     this.materialise(series, master);
   }
 
-  private buildSeries(
-    master: EventComponent,
-    shape: Shape,
-    details: EventDetails,
-    overrides: readonly EventComponent[],
-  ): Series {
+  private buildSeries(master: EventComponent, shape: Shape, details: EventDetails, overrides: readonly EventComponent[]): Series {
     const zone = shape.zone;
     const startLocal = master.start.local;
     const rules = this.readRules(master, master.rrules, shape, "RRULE");
@@ -368,7 +368,10 @@ class CalendarExpansion {
     let length: Length;
     if (end !== undefined) {
       if ((end.kind === "date") !== allDay) {
-        throw new ComponentRefused("UNREADABLE_COMPONENT", "DTEND and DTSTART must both be dates or both date-times; the event was left out");
+        throw new ComponentRefused(
+          "UNREADABLE_COMPONENT",
+          "DTEND and DTSTART must both be dates or both date-times; the event was left out",
+        );
       }
       length = allDay
         ? { kind: "nominal", days: Math.round((end.local - start.local) / DAY_MS), exactMs: 0 }
@@ -416,7 +419,6 @@ class CalendarExpansion {
 function lengthOfDuration(duration: IcsDuration): Length {
   return duration.days === 0 ? { kind: "exact", ms: duration.exactMs } : { kind: "nominal", ...duration };
 }
-
 
 /** A short, stable, URL-safe digest of a UID (96 bits). */
 function uidKeyOf(uid: string): string {

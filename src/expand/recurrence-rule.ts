@@ -15,12 +15,14 @@
  *   explicitly, so the dates generated from there are exactly the original
  *   rule's.
  */
-import rrule from "rrule";
+
 import type { Options } from "rrule";
-import { DAY_MS, HOUR_MS, MINUTE_MS, civil, floorTo } from "../time/civil.js";
-import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
+import rrule from "rrule";
 import type { RecurValue } from "../ics/parse-calendar.js";
-import type { Budget } from "./series.js";
+import { civil } from "../time/civil.js";
+import { DAY_MS, floorTo, HOUR_MS, MINUTE_MS } from "../time/units.js";
+import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
+import type { Budget } from "./budget.js";
 
 const { RRule } = rrule;
 
@@ -113,8 +115,7 @@ export class RecurrenceRule {
     };
     // Write out every default rrule would take from DTSTART, so that starting
     // the iteration elsewhere (fast-forward) generates the same dates.
-    const hasDayRule =
-      options.byweekno !== null || options.byyearday !== null || options.bymonthday !== null || options.byweekday !== null;
+    const hasDayRule = options.byweekno !== null || options.byyearday !== null || options.bymonthday !== null || options.byweekday !== null;
     if (!hasDayRule) {
       if (freq === RRule.YEARLY) {
         options.bymonth ??= [start.getUTCMonth() + 1];

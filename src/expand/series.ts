@@ -8,8 +8,9 @@
  * time in a fold takes the earlier instant). All-day series live in the
  * calendar's zone, one slot per local date.
  */
-import { DAY_MS, floorTo } from "../time/civil.js";
+import { DAY_MS, floorTo } from "../time/units.js";
 import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
+import type { Budget } from "./budget.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
 import type { RecurrenceRule } from "./recurrence-rule.js";
 
@@ -103,31 +104,6 @@ export interface PageNeed {
 
 /** What cut an expansion short, if anything. */
 export type Cut = "none" | "cap" | "budget";
-
-/**
- * Work allowed to a set of expansions: a wall-clock deadline (a feed's load)
- * and/or a number of rule dates visited (one search's on-demand series).
- * Every date a rule visits counts, kept or not.
- */
-export class Budget {
-  private visits = 0;
-  exhausted = false;
-  constructor(
-    private deadline = Infinity,
-    private readonly maxVisits = Infinity,
-  ) {}
-  /** Moves the deadline later by `ms`: time the work was paused for others does not count. */
-  extend(ms: number): void {
-    this.deadline += ms;
-  }
-  /** False once the deadline or the visit count is passed. */
-  allows(): boolean {
-    if (this.exhausted) return false;
-    this.visits++;
-    if (this.visits > this.maxVisits || ((this.visits & 1023) === 0 && Date.now() > this.deadline)) this.exhausted = true;
-    return !this.exhausted;
-  }
-}
 
 export interface SeriesParts {
   readonly shape: Shape;

@@ -24,7 +24,10 @@ export async function writeFileDurably(target: string, data: Uint8Array, hooks: 
   const folder = dirname(path);
   const prefix = temporaryPrefix(path);
   await removeLeftovers(folder, prefix);
-  const mode = await stat(path).then((info) => info.mode & 0o777, () => 0o644);
+  const mode = await stat(path).then(
+    (info) => info.mode & 0o777,
+    () => 0o644,
+  );
   const temporary = join(folder, `${prefix}${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(temporary, "wx", mode);

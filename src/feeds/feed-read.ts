@@ -51,8 +51,7 @@ export interface FeedVersion {
 
 export type FeedRead =
   /** `version`, when given, identifies the same content better than the previous one did. */
-  | { readonly changed: false; readonly version?: FeedVersion }
-  | ({ readonly changed: true; readonly version: FeedVersion } & DecodedFeed);
+  { readonly changed: false; readonly version?: FeedVersion } | ({ readonly changed: true; readonly version: FeedVersion } & DecodedFeed);
 
 export interface FeedReader {
   /** Reads the feed unless it is known to equal `previous`. Throws FeedFailure. */

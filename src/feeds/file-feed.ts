@@ -49,7 +49,7 @@ export class FileFeed implements FeedReader {
 
   /** Reads at most `size` + 1 bytes (and never past maxBytes + 1), so a file that grew is caught too. */
   private async readBytes(size: number): Promise<Buffer> {
-    let handle;
+    let handle: Awaited<ReturnType<typeof open>>;
     try {
       handle = await open(this.path, "r");
     } catch (error) {

@@ -109,7 +109,9 @@ async function readBody(response: Response, maxBytes: number, timeoutMs: number,
     if (error instanceof FeedFailure) throw error;
     const failure = classify(error, timeoutMs, where);
     // A connection lost mid-body is a cut feed, whatever the socket error says.
-    throw failure.failure === "timeout" ? failure : new FeedFailure("truncated", `the body from ${where} was cut short (${failure.message})`);
+    throw failure.failure === "timeout"
+      ? failure
+      : new FeedFailure("truncated", `the body from ${where} was cut short (${failure.message})`);
   }
   return Buffer.concat(chunks, length);
 }

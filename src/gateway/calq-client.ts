@@ -3,7 +3,7 @@
  * client over gRPC (HTTP/2), so the gateway can run in another process or
  * on another machine. The caller's own token travels with each call.
  */
-import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { type CallOptions, type Client, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 

@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createCalqClient } from "./calq-client.js";
 import { ToolExecutor } from "./execute.js";
-import { FORMATS, MCP_PROTOCOL_VERSION, toolsInFormat, type ToolFormat } from "./formats.js";
+import { FORMATS, MCP_PROTOCOL_VERSION, type ToolFormat, toolsInFormat } from "./formats.js";
 import { PlaintextRefusedError, serveMcpHttp } from "./mcp-http.js";
 import { serveStdio } from "./mcp-server.js";
 import { buildToolCatalog } from "./tool-schemas.js";
@@ -54,7 +54,10 @@ export async function runGatewayCommand(command: string, argv: string[]): Promis
     if (command === "tools") printTools(argv);
     else await serveMcp(argv);
   } catch (error) {
-    const usage = error instanceof GatewayUsageError || error instanceof PlaintextRefusedError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
+    const usage =
+      error instanceof GatewayUsageError ||
+      error instanceof PlaintextRefusedError ||
+      (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
     if (!usage) throw error;
     process.stderr.write(`calq: ${(error as Error).message}\n${GATEWAY_USAGE}\n`);
     process.exit(2);
@@ -85,10 +88,15 @@ async function serveMcp(argv: string[]): Promise<void> {
   });
   const serviceUrl = values.service ?? process.env.CALQ_SERVICE_URL ?? DEFAULT_SERVICE_URL;
   if (!/^https?:\/\/[^/]+/.test(serviceUrl)) throw new GatewayUsageError(`--service ${serviceUrl} is not an http(s) URL`);
-  const log = (record: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
+  const log = (record: Record<string, unknown>) =>
+    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
   const ca = values["tls-ca"];
   if (ca !== undefined && !serviceUrl.startsWith("https://")) throw new GatewayUsageError("--tls-ca needs an https:// --service");
-  const executor = new ToolExecutor(buildToolCatalog(), createCalqClient(serviceUrl, { ca: ca === undefined ? undefined : readCa(ca) }), log);
+  const executor = new ToolExecutor(
+    buildToolCatalog(),
+    createCalqClient(serviceUrl, { ca: ca === undefined ? undefined : readCa(ca) }),
+    log,
+  );
   if (values.http === undefined) {
     const token = process.env.CALQ_TOKEN;
     if (token === undefined || token === "") throw new GatewayUsageError("calq mcp over stdio needs the caller's token in CALQ_TOKEN");
@@ -97,8 +105,14 @@ async function serveMcp(argv: string[]): Promise<void> {
   }
   const port = Number(values.http);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new GatewayUsageError(`--http ${values.http} is not a port number`);
-  const server = await serveMcpHttp(executor, { host: values.host, port, allowPlaintextNonLoopback: values["allow-plaintext-non-loopback"] });
-  process.stdout.write(`calq MCP gateway (MCP ${MCP_PROTOCOL_VERSION}, Streamable HTTP) listening on ${server.url}, calling ${serviceUrl}\n`);
+  const server = await serveMcpHttp(executor, {
+    host: values.host,
+    port,
+    allowPlaintextNonLoopback: values["allow-plaintext-non-loopback"],
+  });
+  process.stdout.write(
+    `calq MCP gateway (MCP ${MCP_PROTOCOL_VERSION}, Streamable HTTP) listening on ${server.url}, calling ${serviceUrl}\n`,
+  );
   const stop = () => void server.close().then(() => process.exit(0));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

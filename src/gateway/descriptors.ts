@@ -5,7 +5,18 @@
  * TypeScript drops comments; this file is why tool descriptions can still be
  * taken from the proto instead of being written a second time.
  */
-import { createFileRegistry, fromBinary, getOption, type DescEnum, type DescEnumValue, type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry } from "@bufbuild/protobuf";
+import {
+  createFileRegistry,
+  type DescEnum,
+  type DescEnumValue,
+  type DescField,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+  type FileRegistry,
+  fromBinary,
+  getOption,
+} from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { FieldBehavior, field_behavior } from "../../gen/google/api/field_behavior_pb.js";
 import { readDescriptorSet } from "../descriptor-set.js";

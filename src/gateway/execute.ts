@@ -7,7 +7,7 @@
  * say is passed on.
  */
 import type { DescMethod, JsonObject, Message } from "@bufbuild/protobuf";
-import { Code, ConnectError, type CallOptions } from "@connectrpc/connect";
+import { type CallOptions, Code, ConnectError } from "@connectrpc/connect";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { asCaller, type CalqClient } from "./calq-client.js";
@@ -78,7 +78,13 @@ export class ToolExecutor {
     const given = args ?? {};
     const problems = this.validators.get(tool.name)!.problems(given);
     if (problems.length > 0) {
-      return errorResult({ code: "invalid_arguments", message: problems.join("; "), instruction: GATEWAY_ERRORS.invalid_arguments, fields: [], metadata: {} });
+      return errorResult({
+        code: "invalid_arguments",
+        message: problems.join("; "),
+        instruction: GATEWAY_ERRORS.invalid_arguments,
+        fields: [],
+        metadata: {},
+      });
     }
     const method = this.methods.get(tool.name)!;
     const request = requestFromArguments(method.input, given as Record<string, unknown>);
@@ -86,7 +92,10 @@ export class ToolExecutor {
     try {
       const response = await call(request, asCaller(token));
       const structured = structuredFromMessage(method.output, response);
-      return { content: [{ type: "text", text: renderResult(tool, given as Record<string, unknown>, structured) }], structuredContent: structured };
+      return {
+        content: [{ type: "text", text: renderResult(tool, given as Record<string, unknown>, structured) }],
+        structuredContent: structured,
+      };
     } catch (error) {
       return errorResult(this.toToolError(error, tool));
     }
@@ -98,12 +107,20 @@ export class ToolExecutor {
     const info = connectError.findDetails(ErrorInfoSchema).find((detail) => detail.domain === "calq");
     if (info === undefined) {
       // Not the service's words (a connection failure, a proxy, a bug here): log them, say only that it failed.
-      this.log({ level: "warn", msg: "tool call failed without a calq reason", tool: tool.name, code: Code[connectError.code], error: connectError.message });
+      this.log({
+        level: "warn",
+        msg: "tool call failed without a calq reason",
+        tool: tool.name,
+        code: Code[connectError.code],
+        error: connectError.message,
+      });
       const code = gatewayCodeOf(connectError.code);
       return { code, message: GATEWAY_MESSAGES[code], instruction: GATEWAY_ERRORS[code], fields: [], metadata: {} };
     }
     const code = info.reason.toLowerCase();
-    const fields = connectError.findDetails(BadRequestSchema).flatMap((detail) => detail.fieldViolations.map((violation) => violation.field));
+    const fields = connectError
+      .findDetails(BadRequestSchema)
+      .flatMap((detail) => detail.fieldViolations.map((violation) => violation.field));
     return {
       code,
       message: connectError.rawMessage,

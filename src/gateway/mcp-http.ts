@@ -40,7 +40,10 @@ export interface McpHttpServer {
  * an address other machines can reach unless allowPlaintextNonLoopback says
  * TLS is terminated in front: the requests carry bearer tokens.
  */
-export async function serveMcpHttp(executor: ToolExecutor, { host, port, allowPlaintextNonLoopback = false }: McpHttpOptions): Promise<McpHttpServer> {
+export async function serveMcpHttp(
+  executor: ToolExecutor,
+  { host, port, allowPlaintextNonLoopback = false }: McpHttpOptions,
+): Promise<McpHttpServer> {
   if (!isLoopback(host) && !allowPlaintextNonLoopback) {
     throw new PlaintextRefusedError(
       `refusing plaintext on ${host}, which is not a loopback address: MCP requests carry bearer tokens, which other machines could read; pass --allow-plaintext-non-loopback if a proxy in front terminates TLS`,
@@ -65,14 +68,20 @@ export async function serveMcpHttp(executor: ToolExecutor, { host, port, allowPl
   if (isLoopback(host)) allowedHosts = [`${shown}:${bound}`, `localhost:${bound}`];
   return {
     url: `http://${shown}:${bound}${MCP_PATH}`,
-    close: () => new Promise((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 }
 
-async function handle(executor: ToolExecutor, allowedHosts: string[] | undefined, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(
+  executor: ToolExecutor,
+  allowedHosts: string[] | undefined,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const path = new URL(request.url ?? "/", "http://calq").pathname;
   if (path !== MCP_PATH) return jsonRpcError(response, 404, -32601, `not found: MCP is served at ${MCP_PATH}`);
   if (request.method !== "POST") {

@@ -9,11 +9,11 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   InitializeRequestSchema,
   ListToolsRequestSchema,
   McpError,
-  type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolExecutor } from "./execute.js";
 import { MCP_PROTOCOL_VERSION, mcpTool } from "./formats.js";

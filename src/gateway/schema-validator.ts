@@ -39,7 +39,9 @@ function describeProblem(error: ErrorObject): string {
   if (error.keyword === "additionalProperties") {
     return `\`${(error.params as { additionalProperty: string }).additionalProperty}\`: not allowed (this tool has no such argument)`;
   }
-  if (error.keyword === "required") return `\`${(error.params as { missingProperty: string }).missingProperty}\`: required (send null where null is allowed)`;
-  if (error.keyword === "enum") return `${where}: must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((value) => JSON.stringify(value)).join(", ")}`;
+  if (error.keyword === "required")
+    return `\`${(error.params as { missingProperty: string }).missingProperty}\`: required (send null where null is allowed)`;
+  if (error.keyword === "enum")
+    return `${where}: must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((value) => JSON.stringify(value)).join(", ")}`;
   return `${where}: ${error.message ?? "invalid"}`;
 }

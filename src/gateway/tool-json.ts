@@ -5,7 +5,16 @@
  * for a field left unset. Both directions follow the descriptors, so a field
  * added to the contract needs no code here.
  */
-import { create, toJson, type DescEnum, type DescEnumValue, type DescMessage, type JsonObject, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  type DescEnum,
+  type DescEnumValue,
+  type DescMessage,
+  type JsonObject,
+  type JsonValue,
+  type MessageShape,
+  toJson,
+} from "@bufbuild/protobuf";
 
 /** The tool name of an enum value: `MATCH_MODE_START_WITHIN` → `start_within`. */
 export function enumToolName(value: DescEnumValue): string {

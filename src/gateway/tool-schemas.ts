@@ -4,9 +4,9 @@
  * comments. Nothing here restates what the proto says; change a proto
  * comment and the tool description changes with it.
  */
-import { ScalarType, type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry } from "@bufbuild/protobuf";
+import { type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry, ScalarType } from "@bufbuild/protobuf";
 import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
-import { GATEWAY_ERRORS, readErrorGuide, servicePromises, type ErrorGuideEntry } from "./error-guide.js";
+import { type ErrorGuideEntry, GATEWAY_ERRORS, readErrorGuide, servicePromises } from "./error-guide.js";
 import { enumToolName, sendableValues } from "./tool-json.js";
 
 /** A JSON Schema object, as plain data. */
@@ -128,9 +128,12 @@ function inputSchema(message: DescMessage, words: (text: string) => string): Jso
     const schema = valueSchema(field, sendableValues, nullable);
     let description = proseOf(field);
     if (field.enum !== undefined) {
-      description += `\n${sendableValues(field.enum).map((value) => `- ${enumToolName(value)}: ${proseOf(value)}`).join("\n")}`;
+      description += `\n${sendableValues(field.enum)
+        .map((value) => `- ${enumToolName(value)}: ${proseOf(value)}`)
+        .join("\n")}`;
     }
-    if (nullable) description += `\nnull leaves it unset, which means ${field.fieldKind === "enum" || field.scalar !== ScalarType.STRING ? "0" : "empty"}.`;
+    if (nullable)
+      description += `\nnull leaves it unset, which means ${field.fieldKind === "enum" || field.scalar !== ScalarType.STRING ? "0" : "empty"}.`;
     properties[field.name] = { ...schema, description: words(description) };
   }
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
@@ -141,7 +144,10 @@ function outputSchema(message: DescMessage, words: (text: string) => string): Js
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const field of message.fields) {
-    const single = field.message !== undefined && field.message.typeName !== TIMESTAMP ? outputSchema(field.message, words) : valueSchema(field, (desc) => desc.values, false);
+    const single =
+      field.message !== undefined && field.message.typeName !== TIMESTAMP
+        ? outputSchema(field.message, words)
+        : valueSchema(field, (desc) => desc.values, false);
     const schema = field.fieldKind === "list" ? { type: "array", items: single } : single;
     properties[field.name] = { ...schema, description: words(proseOf(field)) };
     if (field.fieldKind !== "message") required.push(field.name);
@@ -153,7 +159,11 @@ function outputSchema(message: DescMessage, words: (text: string) => string): Js
 const TIMESTAMP = "google.protobuf.Timestamp";
 
 /** The schema of one value of a scalar, enum or Timestamp field. */
-function valueSchema(field: DescField, values: (desc: NonNullable<DescField["enum"]>) => { localName: string }[], nullable: boolean): JsonSchema {
+function valueSchema(
+  field: DescField,
+  values: (desc: NonNullable<DescField["enum"]>) => { localName: string }[],
+  nullable: boolean,
+): JsonSchema {
   const orNull = (type: string) => (nullable ? [type, "null"] : type);
   if (field.enum !== undefined) {
     const names: (string | null)[] = values(field.enum).map((value) => value.localName.toLowerCase());

@@ -326,7 +326,8 @@ class CalendarReader {
     if (unreadable(UNREADABLE_RULE.rrule) > 0) {
       this.diagnostics.push({
         code: "UNREADABLE_RRULE",
-        message: "an RRULE could not be read (an unknown FREQ, a value out of range, INTERVAL=0); the rule was dropped and the event keeps its other dates",
+        message:
+          "an RRULE could not be read (an unknown FREQ, a value out of range, INTERVAL=0); the rule was dropped and the event keeps its other dates",
         uid,
         line,
       });
@@ -359,8 +360,7 @@ class CalendarReader {
         exdates: properties
           .filter((property) => property[0] === "exdate")
           .flatMap((property) => property.slice(3).map((value) => this.timeValue(property, value))),
-        recurrenceId:
-          recurrenceIdProperty === undefined ? undefined : this.timeValue(recurrenceIdProperty, recurrenceIdProperty[3]),
+        recurrenceId: recurrenceIdProperty === undefined ? undefined : this.timeValue(recurrenceIdProperty, recurrenceIdProperty[3]),
         thisAndFuture: String(recurrenceIdProperty?.[1].range ?? "").toUpperCase() === "THISANDFUTURE",
       };
     } catch (error) {

@@ -65,12 +65,7 @@ export class IntervalIndex<T extends Interval> {
    * Visits, in index order from position `from`, the items with
    * start < `startBefore` and end >= `endAtLeast`, until `visit` returns false.
    */
-  visitCandidates(
-    startBefore: number,
-    endAtLeast: number,
-    from: number,
-    visit: (item: T, position: number) => boolean,
-  ): void {
+  visitCandidates(startBefore: number, endAtLeast: number, from: number, visit: (item: T, position: number) => boolean): void {
     const stop = this.lowerBound(startBefore);
     for (let position = this.nextEndingAtLeast(from, endAtLeast); position < stop; ) {
       if (!visit(this.items[position], position)) return;

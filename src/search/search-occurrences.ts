@@ -4,11 +4,12 @@
  * occurrences and query always give the same page, which is what makes pages
  * of a snapshot concatenate to the unpaged result.
  */
+
+import { Budget } from "../expand/budget.js";
 import type { SeriesTail, TailRequest } from "../expand/expand-calendar.js";
-import { Budget } from "../expand/series.js";
 import { compareOccurrences, eventIdOf, type Occurrence } from "../expand/occurrence.js";
 import type { IntervalIndex } from "../index/interval-index.js";
-import { matches, type MatchMode, type Window } from "./match.js";
+import { type MatchMode, matches, type Window } from "./match.js";
 
 /** What a search reads: materialised occurrences and the series expanded on demand. */
 export interface SearchableOccurrences {

@@ -8,7 +8,8 @@ import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
-  CalendarAdminService,
+  type CalendarAdminService,
+  type CalendarStatus,
   CalendarStatusSchema,
   FeedDiagnosticSchema,
   FeedFailure as FeedFailureMessage,
@@ -18,15 +19,15 @@ import {
   ReloadCalendarResponseSchema,
   ReloadOutcome,
   SourceKind,
-  type CalendarStatus,
 } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalqError } from "../calq-error.js";
 import { ADMIN, type FeedLimits } from "../config/calq-config.js";
-import { decodeFeed } from "../ics/decode.js";
+import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
 import { contentDigest, FeedFailure } from "../feeds/feed-read.js";
-import { snapshotFromText, type CalendarStore, type CalendarView, type LoadFailure } from "../store/calendar-store.js";
-import type { ExpansionLimits } from "../expand/expand-calendar.js";
+import { decodeFeed } from "../ics/decode.js";
+import { type CalendarStore, type CalendarView, type LoadFailure, snapshotFromText } from "../store/calendar-store.js";
+import type { Snapshot } from "../store/snapshot.js";
 import type { Authenticator } from "./authenticator.js";
 import type { Logger } from "./log.js";
 
@@ -64,7 +65,8 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
   /** Refuses anyone without calendar.admin. (The RPC log writes every admin call's audit line.) */
   async function admin(context: HandlerContext): Promise<void> {
     const principal = await authenticator.authenticate(context);
-    if (!principal.capabilities.includes(ADMIN)) throw new CalqError("ADMIN_CAPABILITY_REQUIRED", "this method needs the calendar.admin capability");
+    if (!principal.capabilities.includes(ADMIN))
+      throw new CalqError("ADMIN_CAPABILITY_REQUIRED", "this method needs the calendar.admin capability");
   }
 
   function calendar(calendarId: string): CalendarView {
@@ -101,7 +103,7 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
           throw rejected({ failure: "too_large" }, `the upload is over the ${feeds.maxBytes}-byte feed limit`);
         }
         const readAt = deps.now();
-        let snapshot;
+        let snapshot: Snapshot;
         try {
           // Read exactly as a reload will read the file once written.
           snapshot = await snapshotFromText(decodeFeed(bytes), config, feeds, deps.limits(readAt), readAt);
@@ -118,7 +120,9 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
         await writeFileDurably(path, bytes).catch((error: unknown) => {
           const code = (error as { code?: unknown }).code;
           if (typeof code !== "string" || !FILE_SYSTEM_REFUSALS.has(code)) throw error;
-          throw new CalqError("FEED_NOT_WRITABLE", `the calendar's file could not be written (${code}); nothing was changed`, undefined, { code });
+          throw new CalqError("FEED_NOT_WRITABLE", `the calendar's file could not be written (${code}); nothing was changed`, undefined, {
+            code,
+          });
         });
         // The watcher will see the rename; the digest tells it nothing changed.
         return { snapshot, version: { digest: contentDigest(bytes) } };

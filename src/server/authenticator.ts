@@ -17,9 +17,9 @@
  */
 import type { HandlerContext } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
-import { KNOWN_CAPABILITIES, READ, sha256Hex, type CalqConfig, type PrincipalConfig } from "../config/calq-config.js";
+import { type CalqConfig, KNOWN_CAPABILITIES, type PrincipalConfig, READ, sha256Hex } from "../config/calq-config.js";
 import { callInfo } from "./call-info.js";
-import { looksLikeJwt, TokenRejected, type JwtVerifier } from "./jwt.js";
+import { type JwtVerifier, looksLikeJwt, TokenRejected } from "./jwt.js";
 import type { Logger } from "./log.js";
 import { PEER_CERTIFICATE } from "./peer-certificate.js";
 

@@ -9,26 +9,26 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   CalendarInfoSchema,
-  CalendarService,
+  type CalendarService,
   Consistency,
   GetCallerContextResponseSchema,
   ListCalendarsResponseSchema,
   MatchMode,
   ResolvedQuerySchema,
-  SearchEventsResponseSchema,
   type SearchEventsResponse,
+  SearchEventsResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { CalqError } from "../calq-error.js";
 import { READ_ANY } from "../config/calq-config.js";
-import { searchPage } from "../search/search-occurrences.js";
 import type { CursorBinding, CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
+import { type Position, searchPage } from "../search/search-occurrences.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { resolveWindow } from "../time/request-window.js";
 import type { Authenticator, Principal } from "./authenticator.js";
-import { callInfo } from "./call-info.js";
 import { mayRead, openCalendar } from "./calendar-access.js";
+import { callInfo } from "./call-info.js";
 import type { Logger } from "./log.js";
 import { occurrenceMessage } from "./occurrence-message.js";
 
@@ -82,7 +82,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
 
       let snapshot: Snapshot | undefined;
       let searchStartedAt = now();
-      let after;
+      let after: Position | undefined;
       if (request.cursor !== "") {
         const state = cursors.decode(request.cursor, binding);
         snapshot = store.snapshot(view.config.id, state.snapshotId);
@@ -98,7 +98,12 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
 
       const page = searchPage(snapshot, { window, mode, limit, after });
       if (!page.complete) {
-        log({ level: "warn", msg: "on-demand expansion cut short; the page may miss occurrences", calendar_id: view.config.id, snapshot_id: snapshot.id });
+        log({
+          level: "warn",
+          msg: "on-demand expansion cut short; the page may miss occurrences",
+          calendar_id: view.config.id,
+          snapshot_id: snapshot.id,
+        });
       }
       const nextCursor =
         page.next === undefined ? "" : cursors.encode(binding, { snapshotId: snapshot.id, position: page.next, searchStartedAt });
@@ -168,17 +173,19 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
 function checkLimit(limit: number): number {
   if (limit === 0) return DEFAULT_LIMIT;
   if (Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT) return limit;
-  throw new CalqError("INVALID_LIMIT", `limit ${limit} is out of range: send 1 to ${MAX_LIMIT}, or 0 for the default ${DEFAULT_LIMIT}`, "limit", {
-    max_limit: String(MAX_LIMIT),
-    default_limit: String(DEFAULT_LIMIT),
-  });
+  throw new CalqError(
+    "INVALID_LIMIT",
+    `limit ${limit} is out of range: send 1 to ${MAX_LIMIT}, or 0 for the default ${DEFAULT_LIMIT}`,
+    "limit",
+    {
+      max_limit: String(MAX_LIMIT),
+      default_limit: String(DEFAULT_LIMIT),
+    },
+  );
 }
 
 function expiredSnapshot(): CalqError {
-  return new CalqError(
-    "CURSOR_EXPIRED",
-    "the data this search was paging through is no longer kept; search again from the first page",
-  );
+  return new CalqError("CURSOR_EXPIRED", "the data this search was paging through is no longer kept; search again from the first page");
 }
 
 /**

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { Code, ConnectError, type Interceptor, type StreamResponse } from "@connectrpc/connect";
 import type { DescMessage } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Interceptor, type StreamResponse } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
 import { CALL_INFO, type CallInfo } from "./call-info.js";
 import { toWireError } from "./errors.js";
@@ -60,7 +60,7 @@ export function observeCalls(log: Logger, listeners: readonly CallListener[]): I
       return toWireError(error, log, request.method.name, info.correlationId);
     };
 
-    let response;
+    let response: Awaited<ReturnType<typeof next>>;
     try {
       response = await next(request);
     } catch (error) {

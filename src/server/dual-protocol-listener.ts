@@ -14,7 +14,10 @@ import tls from "node:tls";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
-type Handler = (request: http.IncomingMessage | http2.Http2ServerRequest, response: http.ServerResponse | http2.Http2ServerResponse) => void;
+type Handler = (
+  request: http.IncomingMessage | http2.Http2ServerRequest,
+  response: http.ServerResponse | http2.Http2ServerResponse,
+) => void;
 
 export interface DualProtocolListener {
   /** The bound address. */
@@ -35,7 +38,12 @@ export interface DualProtocolListener {
 }
 
 /** Listens on host:port; with `tlsOptions`, every connection is TLS (their requestCert/rejectUnauthorized decide mTLS). */
-export async function listenDualProtocol(handler: Handler, host: string, port: number, tlsOptions?: tls.TlsOptions): Promise<DualProtocolListener> {
+export async function listenDualProtocol(
+  handler: Handler,
+  host: string,
+  port: number,
+  tlsOptions?: tls.TlsOptions,
+): Promise<DualProtocolListener> {
   const h2 = http2.createServer({}, handler as never);
   const h1 = http.createServer(handler as never);
   const sockets = new Set<net.Socket>();
@@ -100,7 +108,9 @@ export async function listenDualProtocol(handler: Handler, host: string, port: n
     },
     async close(graceMs = 5_000) {
       draining = true;
-      const inFlight = [...sockets].map((socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once("close", () => resolve()))));
+      const inFlight = [...sockets].map(
+        (socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once("close", () => resolve()))),
+      );
       for (const session of sessions) session.close();
       // HTTP/1.1 keep-alive connections go idle as their last response is sent; close each when it does.
       h1.closeIdleConnections();

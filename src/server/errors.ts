@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { BadRequestSchema, BadRequest_FieldViolationSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { BadRequest_FieldViolationSchema, BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { CalqError, type Reason } from "../calq-error.js";
 import type { Logger } from "./log.js";
 

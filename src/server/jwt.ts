@@ -9,7 +9,7 @@
  * the operator's business (debug log), not the caller's.
  */
 import { readFile, stat } from "node:fs/promises";
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey, jwtVerify } from "jose";
 import { ConfigError } from "../config/calq-config.js";
 import type { JwtSettings } from "../config/server-config.js";
 import type { Logger } from "./log.js";
@@ -93,7 +93,11 @@ export class JwtVerifier {
         this.context.log({ level: "info", msg: "JWKS loaded", keys: Array.isArray(set.keys) ? set.keys.length : 0 });
       }
     } catch (error) {
-      this.context.log({ level: "warn", msg: "JWKS file unreadable; keeping the last good keys", error: error instanceof Error ? error.message : String(error) });
+      this.context.log({
+        level: "warn",
+        msg: "JWKS file unreadable; keeping the last good keys",
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
     return this.jwks?.keys;
   }

@@ -17,7 +17,10 @@ export type Logger = (record: Record<string, unknown>) => void;
 const REDACTED_KEYS = ["authorization", "token", "tokens", "secret", "password", "cookie", "headers"];
 
 /** A Logger writing JSON lines to `destination` (stderr by default), dropping records below `minimum`. */
-export function pinoLogger(minimum: LogLevel = "info", destination: pino.DestinationStream = pino.destination({ fd: 2, sync: true })): Logger {
+export function pinoLogger(
+  minimum: LogLevel = "info",
+  destination: pino.DestinationStream = pino.destination({ fd: 2, sync: true }),
+): Logger {
   const logger = pino(
     {
       level: minimum,

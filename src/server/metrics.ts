@@ -17,7 +17,7 @@
  * plus prom-client's process metrics. Labels are method names, status codes,
  * reasons and configured calendar ids: never anything a caller chose.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { CalendarView } from "../store/calendar-store.js";
 import type { CallListener } from "./call-observer.js";
 
@@ -34,7 +34,12 @@ export class Metrics {
   /** `views` gives the calendars as they are at scrape time. */
   constructor(views: () => readonly CalendarView[], now: () => number = Date.now) {
     const registers = [this.registry];
-    this.calls = new Counter({ name: "calq_rpc_total", help: "RPCs handled, by method and gRPC status code.", labelNames: ["method", "code"], registers });
+    this.calls = new Counter({
+      name: "calq_rpc_total",
+      help: "RPCs handled, by method and gRPC status code.",
+      labelNames: ["method", "code"],
+      registers,
+    });
     this.latency = new Histogram({
       name: "calq_rpc_duration_seconds",
       help: "RPC handling time, by method and gRPC status code.",
@@ -42,7 +47,12 @@ export class Metrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
-    this.cursorRejections = new Counter({ name: "calq_cursor_rejections_total", help: "Cursors refused, by reason.", labelNames: ["reason"], registers });
+    this.cursorRejections = new Counter({
+      name: "calq_cursor_rejections_total",
+      help: "Cursors refused, by reason.",
+      labelNames: ["reason"],
+      registers,
+    });
     this.reloads = new Counter({
       name: "calq_calendar_reloads_total",
       help: "Reads of calendar feeds, by outcome: loaded (a new snapshot), unchanged (304 or the same bytes), or the failure class.",
@@ -68,7 +78,9 @@ export class Metrics {
     );
     perCalendar("calq_calendar_occurrences", "Occurrences indexed in the served snapshot.", (view) => view.snapshot?.index.size);
     perCalendar("calq_calendar_events", "Events in the served snapshot.", (view) => view.snapshot?.eventCount);
-    perCalendar("calq_calendar_stale", "1 when the last reload failed and the last good snapshot is served.", (view) => (view.stale ? 1 : 0));
+    perCalendar("calq_calendar_stale", "1 when the last reload failed and the last good snapshot is served.", (view) =>
+      view.stale ? 1 : 0,
+    );
     collectDefaultMetrics({ register: this.registry });
   }
 

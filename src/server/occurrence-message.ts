@@ -6,14 +6,14 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
+  type EventOccurrence,
   EventOccurrenceSchema,
   EventStatus,
   Transparency,
   WindowRelation,
-  type EventOccurrence,
 } from "../../gen/calq/v1/calendar_service_pb.js";
-import { eventIdOf, recurrenceIdOf, type Occurrence } from "../expand/occurrence.js";
-import { windowRelation, type Window } from "../search/match.js";
+import { eventIdOf, type Occurrence, recurrenceIdOf } from "../expand/occurrence.js";
+import { type Window, windowRelation } from "../search/match.js";
 import { formatDate, formatInZone } from "../time/civil.js";
 import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
 

@@ -7,7 +7,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import { TLSSocket } from "node:tls";
-import { createContextKey, createContextValues, type ContextValues } from "@connectrpc/connect";
+import { type ContextValues, createContextKey, createContextValues } from "@connectrpc/connect";
 
 /** What calq reads from a verified client certificate. */
 export interface PeerCertificate {

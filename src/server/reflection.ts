@@ -9,21 +9,21 @@
  * The answer covers every service registered on the router, whenever it was
  * registered, so a service added later needs no change here.
  */
-import { create, fromBinary, toBinary, type DescFile, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import { create, type DescFile, type DescService, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { Code, type ConnectRouter } from "@connectrpc/connect";
 import {
-  ServerReflection as ServerReflectionV1,
   ServerReflectionRequestSchema as RequestV1,
   ServerReflectionResponseSchema as ResponseV1,
   type ServerReflectionRequest,
   type ServerReflectionResponse,
+  ServerReflection as ServerReflectionV1,
 } from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import {
-  ServerReflection as ServerReflectionV1alpha,
   ServerReflectionRequestSchema as RequestV1alpha,
   ServerReflectionResponseSchema as ResponseV1alpha,
+  ServerReflection as ServerReflectionV1alpha,
 } from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { readDescriptorSet } from "../descriptor-set.js";
 

@@ -7,7 +7,11 @@
 import type { CallListener } from "./call-observer.js";
 import type { Logger } from "./log.js";
 
-const QUIET_SERVICES = new Set(["grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
+const QUIET_SERVICES = new Set([
+  "grpc.health.v1.Health",
+  "grpc.reflection.v1.ServerReflection",
+  "grpc.reflection.v1alpha.ServerReflection",
+]);
 
 /** `audited` names the services whose every call also gets an audit line (the admin service). */
 export function rpcLog(log: Logger, audited: ReadonlySet<string>): CallListener {

@@ -9,25 +9,25 @@ import type { TLSSocket } from "node:tls";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
-import { ConfigError, type CalqConfig } from "../config/calq-config.js";
+import { type CalqConfig, ConfigError } from "../config/calq-config.js";
 import type { ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
-import { isLoopback } from "../net/loopback.js";
 import { removeInterruptedWrites } from "../feeds/durable-write.js";
-import { RefreshScheduler } from "../store/refresh-scheduler.js";
+import { isLoopback } from "../net/loopback.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
+import { RefreshScheduler } from "../store/refresh-scheduler.js";
 import type { Snapshot } from "../store/snapshot.js";
-import { listenAdmin, type AdminListener } from "./admin-listener.js";
-import { Authenticator } from "./authenticator.js";
+import { type AdminListener, listenAdmin } from "./admin-listener.js";
 import { adminService } from "./admin-service.js";
-import { observeCalls } from "./call-observer.js";
+import { Authenticator } from "./authenticator.js";
 import { calendarService } from "./calendar-service.js";
-import { listenDualProtocol } from "./dual-protocol-listener.js";
+import { observeCalls } from "./call-observer.js";
 import { concurrencyLimit } from "./concurrency-limit.js";
+import { listenDualProtocol } from "./dual-protocol-listener.js";
 import { HealthState, refuseWhileDraining, registerHealth } from "./health.js";
 import { JwtVerifier } from "./jwt.js";
-import { stderrLogger, type Logger } from "./log.js";
+import { type Logger, stderrLogger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { peerContextValues } from "./peer-certificate.js";
 import { registerReflection } from "./reflection.js";
@@ -117,7 +117,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     connectNodeAdapter({
       routes: (router) => {
         router.service(CalendarService, service);
-        router.service(CalendarAdminService, adminService({ store, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now }));
+        router.service(
+          CalendarAdminService,
+          adminService({ store, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now }),
+        );
         registerHealth(router, health);
         registerReflection(router);
       },
@@ -139,13 +142,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     request.headers.authorization !== undefined || (request.socket as Partial<TLSSocket>).authorized === true;
   const handler: typeof searchHandler = (request, response) =>
     (request.url?.startsWith(adminPath) && bringsCredentials(request) ? importHandler : searchHandler)(request, response);
-  const listener = await listenDualProtocol(handler, host, options.port ?? 50051, options.tls === undefined ? undefined : tlsOptions(options.tls));
+  const listener = await listenDualProtocol(
+    handler,
+    host,
+    options.port ?? 50051,
+    options.tls === undefined ? undefined : tlsOptions(options.tls),
+  );
   // Certificates rotate without a restart: new connections get the new pair once its files are complete.
   const stopWatchingCertificates =
     options.tls === undefined
       ? () => {}
-      : watchCertificates(options.tls, (tls) => listener.replaceCertificate(tls), ({ reloaded, error }) =>
-          log(reloaded ? { level: "info", msg: "tls certificate reloaded" } : { level: "warn", msg: "tls certificate not reloaded; the one in use stays", error }),
+      : watchCertificates(
+          options.tls,
+          (tls) => listener.replaceCertificate(tls),
+          ({ reloaded, error }) =>
+            log(
+              reloaded
+                ? { level: "info", msg: "tls certificate reloaded" }
+                : { level: "warn", msg: "tls certificate not reloaded; the one in use stays", error },
+            ),
         );
   let admin: AdminListener | undefined;
   if (metrics !== undefined && options.admin !== undefined) {
@@ -203,7 +218,12 @@ function logSnapshot(log: Logger, snapshot: Snapshot): void {
     log({ level: "warn", msg: "feed diagnostic", calendar_id: snapshot.calendarId, code, uid, line });
   }
   if (snapshot.diagnostics.length > MAX_LOGGED_DIAGNOSTICS) {
-    log({ level: "warn", msg: "more feed diagnostics not logged", calendar_id: snapshot.calendarId, count: snapshot.diagnostics.length - MAX_LOGGED_DIAGNOSTICS });
+    log({
+      level: "warn",
+      msg: "more feed diagnostics not logged",
+      calendar_id: snapshot.calendarId,
+      count: snapshot.diagnostics.length - MAX_LOGGED_DIAGNOSTICS,
+    });
   }
 }
 

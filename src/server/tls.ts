@@ -54,5 +54,7 @@ export function watchCertificates(
     }
   };
   for (const file of files) watchFile(file, { interval: CHECK_MS, persistent: false }, reload);
-  return () => files.forEach((file) => unwatchFile(file, reload));
+  return () => {
+    for (const file of files) unwatchFile(file, reload);
+  };
 }

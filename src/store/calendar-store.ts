@@ -111,7 +111,13 @@ export async function snapshotFromText(
     const decoding: Diagnostic[] =
       invalidUtf8Line === undefined
         ? []
-        : [{ code: "INVALID_UTF8", message: "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8", line: invalidUtf8Line }];
+        : [
+            {
+              code: "INVALID_UTF8",
+              message: "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8",
+              line: invalidUtf8Line,
+            },
+          ];
     return await buildSnapshotYielding(text, {
       calendarId: config.id,
       configuredZone: config.timezone,

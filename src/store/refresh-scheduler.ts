@@ -9,7 +9,7 @@
  * later and later, with jitter so that many calendars failing together (one
  * upstream down) do not retry in step.
  */
-import { watch, type FSWatcher } from "node:fs";
+import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { CalendarConfig } from "../config/calq-config.js";
 import type { CalendarStore } from "./calendar-store.js";

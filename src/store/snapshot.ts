@@ -4,7 +4,7 @@
  * new one and never touches the old.
  */
 import { randomBytes } from "node:crypto";
-import { expandCalendarSteps, type ExpansionLimits } from "../expand/expand-calendar.js";
+import { type ExpansionLimits, expandCalendarSteps } from "../expand/expand-calendar.js";
 import { compareOccurrences, type Occurrence } from "../expand/occurrence.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import { parseCalendarSteps } from "../ics/parse-calendar.js";

@@ -6,15 +6,6 @@
  */
 import type { ZoneRules } from "./zone-rules.js";
 
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
-
-/** `value` rounded down to a multiple of `unit` (also before 1970, where `%` is negative). */
-export function floorTo(value: number, unit: number): number {
-  return value - (((value % unit) + unit) % unit);
-}
-
 /** The local wall-time number of the given fields (month 1-12). */
 export function civil(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
   const date = new Date(0);
@@ -76,5 +67,5 @@ export function formatInZone(instant: number, zone: ZoneRules): string {
 
 /** RFC 3339 rendering of an instant in UTC, e.g. "2026-10-02T02:00:00Z". */
 export function formatUtc(instant: number): string {
-  return formatLocalDateTime(instant) + "Z";
+  return `${formatLocalDateTime(instant)}Z`;
 }

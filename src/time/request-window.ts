@@ -5,7 +5,8 @@
  * digit or an out-of-range year is refused with a reason the caller can act on.
  */
 import { CalqError } from "../calq-error.js";
-import { DAY_MS, civil, formatInZone, formatOffset, isValidDate } from "./civil.js";
+import { civil, formatInZone, formatOffset, isValidDate } from "./civil.js";
+import { DAY_MS } from "./units.js";
 import { localToInstant, resolveLocal, type ZoneRules } from "./zone-rules.js";
 import { ianaZone } from "./zones.js";
 
@@ -30,8 +31,7 @@ export interface WindowFields {
   readonly timezone: string;
 }
 
-const INSTANT_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+const INSTANT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 const FORMS =
   'RFC 3339 with offset ("2026-10-02T09:00:00+07:00"), local time without offset ("2026-10-02T09:00:00") or a date ("2026-10-02")';
@@ -43,7 +43,7 @@ const FORMS =
  * the database links them, because callers who write them rarely mean what
  * the database does.
  */
-const REQUEST_ZONE_FORM = /^(?:UTC|[A-Za-z]+\/[A-Za-z0-9_+\-]+(?:\/[A-Za-z0-9_+\-]+)*)$/;
+const REQUEST_ZONE_FORM = /^(?:UTC|[A-Za-z]+\/[A-Za-z0-9_+-]+(?:\/[A-Za-z0-9_+-]+)*)$/;
 
 /** True when `name` is a zone a request may name. */
 export function isRequestZone(name: string): boolean {

@@ -12,7 +12,7 @@
  * bisection to the second, and then answers from that small table.
  */
 
-import { DAY_MS } from "./civil.js";
+import { DAY_MS } from "./units.js";
 
 /** About 398 days: a power of two so the bucket of an instant is a shift away. */
 const BUCKET_MS = 2 ** 35;

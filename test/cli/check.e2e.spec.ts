@@ -68,7 +68,10 @@ describe("calq check", () => {
       expect(out).toMatch(/^work\.ics: 2 events/);
       expect(out).toContain("FEED_COMPONENTS_CAPPED");
       writeFileSync(join(dir, "calq.yaml"), "calendars: []\nfeeds:\n  max_bytes: 100\n");
-      expect(check("data/work.ics", "--config", join(dir, "calq.yaml"))).toMatchObject({ status: 2, out: expect.stringContaining("unreadable (too_large)") });
+      expect(check("data/work.ics", "--config", join(dir, "calq.yaml"))).toMatchObject({
+        status: 2,
+        out: expect.stringContaining("unreadable (too_large)"),
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,8 +19,19 @@ beforeAll(async () => {
     calendars: {
       work: ics(
         "X-WR-TIMEZONE:Asia/Ho_Chi_Minh",
-        ...vevent("UID:review", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000", "SUMMARY:Design review", "LOCATION:Room 3.2"),
-        ...vevent("UID:workshop", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T113000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T123000", "SUMMARY:Workshop"),
+        ...vevent(
+          "UID:review",
+          "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000",
+          "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000",
+          "SUMMARY:Design review",
+          "LOCATION:Room 3.2",
+        ),
+        ...vevent(
+          "UID:workshop",
+          "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T113000",
+          "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T123000",
+          "SUMMARY:Workshop",
+        ),
         ...vevent("UID:holiday", "DTSTART;VALUE=DATE:20261002", "SUMMARY:Holiday"),
       ),
     },
@@ -47,7 +58,16 @@ async function calqSearch(args: string[], env: NodeJS.ProcessEnv = {}) {
   }
 }
 
-const FRIDAY_MORNING = ["--calendar", "primary", "--start", "2026-10-02T09:00", "--end-exclusive", "2026-10-02T12:00", "--timezone", "Asia/Ho_Chi_Minh"];
+const FRIDAY_MORNING = [
+  "--calendar",
+  "primary",
+  "--start",
+  "2026-10-02T09:00",
+  "--end-exclusive",
+  "2026-10-02T12:00",
+  "--timezone",
+  "Asia/Ho_Chi_Minh",
+];
 
 describe("calq search", () => {
   it("prints a table in the request's zone: local times, all-day dates, the window relation", async () => {
@@ -63,7 +83,18 @@ describe("calq search", () => {
   });
 
   it("shows the same events in another zone's local times", async () => {
-    const run = await calqSearch(["--calendar", "work", "--start", "2026-10-02T03:00", "--end-exclusive", "2026-10-02T04:00", "--timezone", "Europe/Paris", "--mode", "start-within"]);
+    const run = await calqSearch([
+      "--calendar",
+      "work",
+      "--start",
+      "2026-10-02T03:00",
+      "--end-exclusive",
+      "2026-10-02T04:00",
+      "--timezone",
+      "Europe/Paris",
+      "--mode",
+      "start-within",
+    ]);
     expect(run.stdout).toMatch(/2026-10-02 03:30 \+02:00\s+2026-10-02 04:30 \+02:00\s+crosses end\s+Design review/);
   });
 
@@ -81,14 +112,28 @@ describe("calq search", () => {
 
   it("prints the service's JSON with --json, one line per page", async () => {
     const run = await calqSearch([...FRIDAY_MORNING, "--mode", "start-within", "--json"]);
-    const pages = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    const pages = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(pages).toHaveLength(1);
     expect(pages[0].events.map((event: { summary: string }) => event.summary)).toEqual(["Workshop"]);
     expect(pages[0].query.matchMode).toBe("MATCH_MODE_START_WITHIN");
   });
 
   it("prints a refusal's reason, advice and facts, and exits 1", async () => {
-    const run = await calqSearch(["--calendar", "work", "--start", "2026-11-01T01:30", "--end-exclusive", "2026-11-01T03:00", "--timezone", "America/New_York", "--mode", "overlap"]);
+    const run = await calqSearch([
+      "--calendar",
+      "work",
+      "--start",
+      "2026-11-01T01:30",
+      "--end-exclusive",
+      "2026-11-01T03:00",
+      "--timezone",
+      "America/New_York",
+      "--mode",
+      "overlap",
+    ]);
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^calq: AMBIGUOUS_TIMEZONE: .*happens twice/);
     expect(run.stderr).toContain("earlier: 2026-11-01T01:30:00-04:00");
@@ -116,7 +161,18 @@ describe("calq search across the New York fall-back, against `calq serve --data 
     const { child, address } = await startCalqServe(["--data", "data", "--port", "0"]);
     try {
       const run = await calqSearch(
-        ["--calendar", "new-york", "--start", "2026-11-01T00:00", "--end-exclusive", "2026-11-01T04:00", "--timezone", "America/New_York", "--mode", "overlap"],
+        [
+          "--calendar",
+          "new-york",
+          "--start",
+          "2026-11-01T00:00",
+          "--end-exclusive",
+          "2026-11-01T04:00",
+          "--timezone",
+          "America/New_York",
+          "--mode",
+          "overlap",
+        ],
         { CALQ_ADDRESS: address, CALQ_TOKEN: "demo-an-token" },
       );
       expect(run.status).toBe(0);

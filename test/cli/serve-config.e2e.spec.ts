@@ -38,7 +38,10 @@ describe("calq serve --print-config", () => {
     const dir = mkdtempSync(join(tmpdir(), "calq-print-"));
     try {
       writeFileSync(join(dir, "team.ics"), ics());
-      const run = runCalq(["serve", "--data", dir, "--print-config", "--port", "7002"], { CALQ_DEV_TOKEN: "dev-secret", CALQ_PORT: "7001" });
+      const run = runCalq(["serve", "--data", dir, "--print-config", "--port", "7002"], {
+        CALQ_DEV_TOKEN: "dev-secret",
+        CALQ_PORT: "7001",
+      });
       expect(run.status).toBe(0);
       const shown = YAML.parse(run.stdout);
       expect(shown.server.port).toBe(7002);

@@ -1,15 +1,15 @@
 /**
  * `calq serve` as a user runs it: a real process, a real port, the demo data.
  */
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MatchMode, WindowRelation } from "../../gen/calq/v1/calendar_service_pb.js";
-import { CalqGrpcClient } from "../support/grpc-client.js";
 import { CALQ, startCalqServe } from "../support/calq-process.js";
 import { ics, vevent } from "../support/feeds.js";
+import { CalqGrpcClient } from "../support/grpc-client.js";
 
 const running: ChildProcess[] = [];
 
@@ -51,7 +51,10 @@ describe("calq serve", () => {
   it("serves a folder of .ics files without calq.yaml to the dev principal", async () => {
     const dir = mkdtempSync(join(tmpdir(), "calq-cli-"));
     try {
-      writeFileSync(join(dir, "team.ics"), ics(...vevent("UID:t", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", "SUMMARY:Team sync")));
+      writeFileSync(
+        join(dir, "team.ics"),
+        ics(...vevent("UID:t", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", "SUMMARY:Team sync")),
+      );
       const address = await serve(["--data", dir, "--port", "0"], { CALQ_DEV_TOKEN: "dev-secret" });
       const client = new CalqGrpcClient(address, "dev-secret");
       try {

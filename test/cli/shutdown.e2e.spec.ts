@@ -16,28 +16,28 @@
  * synchronous, so CPU-heavy expansions would finish before the signal is
  * even handled.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import {
   HealthCheckRequestSchema,
+  type HealthCheckResponse,
   HealthCheckResponseSchema,
   HealthCheckResponse_ServingStatus as ServingStatus,
-  type HealthCheckResponse,
 } from "../../gen/grpc/health/v1/health_pb.js";
 import {
-  ServerReflectionRequestSchema,
-  ServerReflectionResponseSchema,
   type ServerReflectionRequest,
+  ServerReflectionRequestSchema,
   type ServerReflectionResponse,
+  ServerReflectionResponseSchema,
 } from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import { startFeedServer } from "../support/feed-server.js";
 import { ics, vevent } from "../support/feeds.js";
@@ -203,7 +203,13 @@ describe("SIGTERM", () => {
       const caller = new CalqGrpcClient(served.address, "demo-an-token");
       try {
         const refused = await failureOf(
-          caller.searchEvents({ calendarId: "primary", start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP }),
+          caller.searchEvents({
+            calendarId: "primary",
+            start: "2026-10-02",
+            endExclusive: "2026-10-03",
+            timezone: "UTC",
+            matchMode: MatchMode.OVERLAP,
+          }),
         );
         expect(refused.code).toBe(grpc.status.UNAVAILABLE);
       } finally {
@@ -247,7 +253,13 @@ describe("SIGTERM", () => {
     await served.logged('"msg":"calendar loaded"');
     const client = new CalqGrpcClient(served.address, bearer);
     try {
-      const call = client.searchEvents({ calendarId: "primary", start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP });
+      const call = client.searchEvents({
+        calendarId: "primary",
+        start: "2026-10-02",
+        endExclusive: "2026-10-03",
+        timezone: "UTC",
+        matchMode: MatchMode.OVERLAP,
+      });
       // Opening the pipe for writing returns once calq has opened it to read the keys: the call is in flight.
       const keys = await open(pipe, "w");
       served.child.kill("SIGTERM");
@@ -268,7 +280,10 @@ describe("SIGTERM", () => {
     const provider = await startFeedServer((_request, response) => held(response));
     cleanups.push(() => provider.close());
     const data = dataFolder();
-    writeFileSync(join(data, "calq.yaml"), JSON.stringify({ calendars: [{ id: "work", source: provider.url, readers: [] }], principals: [] }));
+    writeFileSync(
+      join(data, "calq.yaml"),
+      JSON.stringify({ calendars: [{ id: "work", source: provider.url, readers: [] }], principals: [] }),
+    );
 
     const served = await serve(10, data, "listening");
     // calq has asked for the feed and is waiting: the load is not over, yet the port is known.

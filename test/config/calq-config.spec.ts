@@ -100,7 +100,10 @@ describe("calq.yaml", () => {
 
   it("refuses a header whose environment variable is not set, naming the variable only", () => {
     const document = base();
-    Object.assign(document.calendars[0], { source: "https://calendar.example/team.ics", headers: { Authorization: { env: "MISSING_VAR" } } });
+    Object.assign(document.calendars[0], {
+      source: "https://calendar.example/team.ics",
+      headers: { Authorization: { env: "MISSING_VAR" } },
+    });
     expect(refusal(document)).toContain("calendars[0] (work).headers.Authorization: environment variable MISSING_VAR is not set");
   });
 
@@ -110,7 +113,10 @@ describe("calq.yaml", () => {
     [{ refresh: "5" }, "refresh: expected a duration from 100ms to 480h"],
     [{ refresh: "50ms" }, "refresh: expected a duration from 100ms to 480h"],
     [{ refresh: "1000h" }, "refresh: expected a duration from 100ms to 480h"],
-    [{ source: "https://an:pa55@cloud.example/remote.php/dav/calendars/an/work?export" }, "the URL holds a user name or password; put the credentials in headers"],
+    [
+      { source: "https://an:pa55@cloud.example/remote.php/dav/calendars/an/work?export" },
+      "the URL holds a user name or password; put the credentials in headers",
+    ],
   ])("refuses a bad calendar setting %j", (setting, message) => {
     const document = base();
     Object.assign(document.calendars[0], setting);
@@ -136,7 +142,10 @@ describe("calq.yaml", () => {
   });
 
   it("reads feed limits, keeping defaults for the ones not given", () => {
-    const config = parseConfig({ ...base(), feeds: { max_bytes: 1_000_000, fetch_timeout: "10s", expansion_budget: "500ms" } }, "/srv/calq");
+    const config = parseConfig(
+      { ...base(), feeds: { max_bytes: 1_000_000, fetch_timeout: "10s", expansion_budget: "500ms" } },
+      "/srv/calq",
+    );
     expect(config.feeds).toEqual({
       maxBytes: 1_000_000,
       fetchTimeoutMs: 10_000,

@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SERVE_USAGE } from "../../src/cli/serve-command.js";
 import { ConfigError } from "../../src/config/calq-config.js";
-import { printableConfig, resolveServeSettings, SETTING_FLAGS, SETTING_VARIABLES, settingsHelp, type SettingInputs } from "../../src/config/server-config.js";
+import {
+  printableConfig,
+  resolveServeSettings,
+  SETTING_FLAGS,
+  SETTING_VARIABLES,
+  type SettingInputs,
+  settingsHelp,
+} from "../../src/config/server-config.js";
 
 const settings = (inputs: Partial<SettingInputs>) =>
   resolveServeSettings({ document: undefined, baseDirectory: "/etc/calq", env: {}, flags: {}, ...inputs });
@@ -15,11 +22,24 @@ describe("serve settings: calq.yaml, then CALQ_* variables, then flags", () => {
   };
 
   it("defaults to plaintext on 127.0.0.1:50051 with no admin port", () => {
-    expect(settings({})).toMatchObject({ host: "127.0.0.1", port: 50051, tls: undefined, admin: undefined, logLevel: "info", maxConcurrentCalls: 256 });
+    expect(settings({})).toMatchObject({
+      host: "127.0.0.1",
+      port: 50051,
+      tls: undefined,
+      admin: undefined,
+      logLevel: "info",
+      maxConcurrentCalls: 256,
+    });
   });
 
   it("reads calq.yaml", () => {
-    expect(settings({ document })).toMatchObject({ host: "127.0.0.2", port: 6000, maxConcurrentCalls: 10, logLevel: "warn", admin: { host: "127.0.0.1", port: 9100 } });
+    expect(settings({ document })).toMatchObject({
+      host: "127.0.0.2",
+      port: 6000,
+      maxConcurrentCalls: 10,
+      logLevel: "warn",
+      admin: { host: "127.0.0.1", port: 9100 },
+    });
   });
 
   it("lets an environment variable override calq.yaml, and a flag override both", () => {
@@ -48,7 +68,10 @@ describe("serve settings: calq.yaml, then CALQ_* variables, then flags", () => {
     [{ env: { CALQ_MAX_CONCURRENT_CALLS: "0" } }, "CALQ_MAX_CONCURRENT_CALLS: expected a positive integer"],
     [{ document: { server: { log_level: "loud" } } }, "calq.yaml: server.log_level: expected debug, info, warn or error"],
     [{ document: { tls: { cert_file: "a.crt" } } }, "tls: cert_file and key_file go together"],
-    [{ document: { tls: { cert_file: "a.crt", key_file: "a.key", principal_from_certificate: true } } }, "principal_from_certificate needs client_ca_file"],
+    [
+      { document: { tls: { cert_file: "a.crt", key_file: "a.key", principal_from_certificate: true } } },
+      "principal_from_certificate needs client_ca_file",
+    ],
     [{ document: { auth: { jwt: { issuer: "i", audience: "a" } } } }, "auth.jwt needs jwks_file"],
     [{ document: { auth: { jwt: { audience: "a", jwks_file: "k.json" } } } }, "auth.jwt.issuer is required"],
   ] as [Partial<SettingInputs>, string][])("refuses a bad value and names where it came from (%#)", (inputs, message) => {
@@ -104,13 +127,17 @@ describe("the settings' documentation", () => {
 
   it("`calq serve`'s usage names every setting flag with its calq.yaml key and variable", () => {
     for (const flag of Object.keys(SETTING_FLAGS)) expect(SERVE_USAGE).toMatch(new RegExp(`^  --${flag}\\b`, "m"));
-    expect(SERVE_USAGE).toMatch(/^  --log-level L +server\.log_level, CALQ_LOG_LEVEL$/m);
-    expect(SERVE_USAGE).toMatch(/^  --shutdown-grace-seconds S +server\.shutdown_grace_seconds, CALQ_SHUTDOWN_GRACE_SECONDS$/m);
-    expect(SERVE_USAGE).toMatch(/^  --tls-principal-from-certificate +tls\.principal_from_certificate, CALQ_TLS_PRINCIPAL_FROM_CERTIFICATE$/m);
-    expect(SERVE_USAGE).toContain("auth.jwt (issuer, audience, jwks_file, hs256_secret_env, clock_skew_seconds) is read from calq.yaml\nonly");
+    expect(SERVE_USAGE).toMatch(/^ {2}--log-level L +server\.log_level, CALQ_LOG_LEVEL$/m);
+    expect(SERVE_USAGE).toMatch(/^ {2}--shutdown-grace-seconds S +server\.shutdown_grace_seconds, CALQ_SHUTDOWN_GRACE_SECONDS$/m);
+    expect(SERVE_USAGE).toMatch(
+      /^ {2}--tls-principal-from-certificate +tls\.principal_from_certificate, CALQ_TLS_PRINCIPAL_FROM_CERTIFICATE$/m,
+    );
+    expect(SERVE_USAGE).toContain(
+      "auth.jwt (issuer, audience, jwks_file, hs256_secret_env, clock_skew_seconds) is read from calq.yaml\nonly",
+    );
   });
 
-  it("the README's \"Operating calq\" section holds the generated list, word for word", () => {
+  it('the README\'s "Operating calq" section holds the generated list, word for word', () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const operating = readme.slice(readme.indexOf("## Operating calq"), readme.indexOf("\n## ", readme.indexOf("## Operating calq") + 1));
     expect(operating).toContain(`\`\`\`\n${settingsHelp()}\n\`\`\`\n`);

@@ -17,7 +17,8 @@ describe("evaluation cases", () => {
 
   it("cover relative dates, a DST change, all-day questions, follow-up pages and both match modes, with and without a zone", () => {
     const tagged = (tag: string) => CASES.filter((testCase) => testCase.tags.includes(tag)).length;
-    for (const tag of ["relative", "dst", "all-day", "follow-up", "no-zone", "seed", "start_within", "week", "day"]) expect(tagged(tag), tag).toBeGreaterThanOrEqual(2);
+    for (const tag of ["relative", "dst", "all-day", "follow-up", "no-zone", "seed", "start_within", "week", "day"])
+      expect(tagged(tag), tag).toBeGreaterThanOrEqual(2);
     const modes = CASES.flatMap((testCase) => (testCase.expected.kind === "call" ? [testCase.expected.arguments.match_mode] : []));
     expect(new Set(modes)).toEqual(new Set(["overlap", "start_within"]));
   });
@@ -35,7 +36,10 @@ describe("evaluation cases", () => {
       if (testCase.expected.kind !== "call") continue;
       const args = testCase.expected.arguments;
       expect(validator.problems(args), testCase.id).toEqual([]);
-      expect(() => resolveWindow({ start: args.start, endExclusive: args.end_exclusive, timezone: args.timezone }, 366 * 86_400_000), testCase.id).not.toThrow();
+      expect(
+        () => resolveWindow({ start: args.start, endExclusive: args.end_exclusive, timezone: args.timezone }, 366 * 86_400_000),
+        testCase.id,
+      ).not.toThrow();
     }
   });
 });

@@ -14,7 +14,10 @@ describe("the evaluation command's flags and environment", () => {
   });
 
   it("takes the variants, a case count, an output file and CALQ_EVAL_TEMPERATURE", () => {
-    const options = parseRunOptions(["--variants", "bare,full", "--cases", "5", "--out", "r.json"], { ...ENV, CALQ_EVAL_TEMPERATURE: "0.2" });
+    const options = parseRunOptions(["--variants", "bare,full", "--cases", "5", "--out", "r.json"], {
+      ...ENV,
+      CALQ_EVAL_TEMPERATURE: "0.2",
+    });
     expect(options.variants.map((variant) => variant.name)).toEqual(["bare", "full"]);
     expect(options).toMatchObject({ caseCount: 5, out: "r.json", endpoint: { temperature: 0.2 } });
   });
@@ -24,7 +27,7 @@ describe("the evaluation command's flags and environment", () => {
       [["--cases", "abc"], ENV, "--cases abc is not a positive whole number"],
       [["--cases", "0"], ENV, "--cases 0 is not a positive whole number"],
       [["--cases", "2.5"], ENV, "--cases 2.5 is not a positive whole number"],
-      [["--variants", "full,shiny"], ENV, '--variants: unknown variant shiny'],
+      [["--variants", "full,shiny"], ENV, "--variants: unknown variant shiny"],
       [["--case", "3"], ENV, "--case"],
       [[], { ...ENV, CALQ_EVAL_TEMPERATURE: "warm" }, "CALQ_EVAL_TEMPERATURE warm is not a number from 0 to 2"],
       [[], { CALQ_EVAL_BASE_URL: "x" }, "set CALQ_EVAL_BASE_URL"],
@@ -36,7 +39,10 @@ describe("the evaluation command's flags and environment", () => {
   });
 
   it("exits 2 with the reason, before calling any endpoint, on --cases abc", () => {
-    const run = spawnSync(process.execPath, ["bin/run-ts.mjs", "eval/run.ts", "--cases", "abc"], { env: { ...process.env, ...ENV }, encoding: "utf8" });
+    const run = spawnSync(process.execPath, ["bin/run-ts.mjs", "eval/run.ts", "--cases", "abc"], {
+      env: { ...process.env, ...ENV },
+      encoding: "utf8",
+    });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("eval: --cases abc is not a positive whole number of cases");
     expect(run.stdout).toBe("");

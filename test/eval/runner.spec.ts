@@ -9,7 +9,10 @@ interface ChatRequest {
   model: string;
   temperature?: number;
   messages: { role: string; content: string | null; tool_calls?: unknown[] }[];
-  tools: { type: string; function: { name: string; description: string; strict: boolean; parameters: { properties: Record<string, { description?: string }> } } }[];
+  tools: {
+    type: string;
+    function: { name: string; description: string; strict: boolean; parameters: { properties: Record<string, { description?: string }> } };
+  }[];
 }
 
 /**
@@ -31,12 +34,28 @@ beforeAll(async () => {
       const last = body.messages.at(-1)!;
       let message: unknown;
       if (last.role === "user") {
-        message = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get_user_context", arguments: "{}" } }] };
+        message = {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c1", type: "function", function: { name: "get_user_context", arguments: "{}" } }],
+        };
       } else if (String(last.content).includes("none recorded")) {
         message = { role: "assistant", content: "Which time zone are you in?" };
       } else {
-        const args = { calendar_id: "primary", start: "2026-10-02T09:00", end_exclusive: "2026-10-02T12:00", timezone: "Asia/Ho_Chi_Minh", match_mode: "overlap", limit: null, cursor: null };
-        message = { role: "assistant", content: null, tool_calls: [{ id: "c2", type: "function", function: { name: "search_calendar_events", arguments: JSON.stringify(args) } }] };
+        const args = {
+          calendar_id: "primary",
+          start: "2026-10-02T09:00",
+          end_exclusive: "2026-10-02T12:00",
+          timezone: "Asia/Ho_Chi_Minh",
+          match_mode: "overlap",
+          limit: null,
+          cursor: null,
+        };
+        message = {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c2", type: "function", function: { name: "search_calendar_events", arguments: JSON.stringify(args) } }],
+        };
       }
       response.writeHead(request.url === "/v1/chat/completions" ? 200 : 404, { "content-type": "application/json" });
       response.end(JSON.stringify({ id: "x", object: "chat.completion", choices: [{ index: 0, message, finish_reason: "stop" }] }));
@@ -50,8 +69,14 @@ afterAll(() => new Promise<void>((resolve) => endpoint.close(() => resolve())));
 
 describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
   it("offers each variant's tools, answers get_user_context as the gateway would, and reports per variant", async () => {
-    const cases = ["en-next-friday-morning", "en-nozone-friday-morning", "vi-count-next-week"].map((id) => CASES.find((testCase) => testCase.id === id)!);
-    const evaluation = await runEvaluation({ cases, variants: [VARIANTS[0], VARIANTS[2]], endpoint: { baseUrl, apiKey: "test-key", model: "test-model" } });
+    const cases = ["en-next-friday-morning", "en-nozone-friday-morning", "vi-count-next-week"].map(
+      (id) => CASES.find((testCase) => testCase.id === id)!,
+    );
+    const evaluation = await runEvaluation({
+      cases,
+      variants: [VARIANTS[0], VARIANTS[2]],
+      endpoint: { baseUrl, apiKey: "test-key", model: "test-model" },
+    });
 
     expect(received.length).toBe(12);
     expect(received.every((call) => call.authorization === "Bearer test-key" && call.body.model === "test-model")).toBe(true);
@@ -72,19 +97,35 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
     expect(bare.tools[0].function.parameters.properties.start.description).toBeUndefined();
 
     for (const report of evaluation.reports) {
-      expect(report).toMatchObject({ cases: 3, searchCases: 2, exactArgumentAccuracy: 0.5, matchModeAccuracy: 0.5, noZoneAskCases: 1, clarificationRateNoZone: 1, failures: 0 });
+      expect(report).toMatchObject({
+        cases: 3,
+        searchCases: 2,
+        exactArgumentAccuracy: 0.5,
+        matchModeAccuracy: 0.5,
+        noZoneAskCases: 1,
+        clarificationRateNoZone: 1,
+        failures: 0,
+      });
     }
   });
 
   it("sends the configured temperature", async () => {
     received.length = 0;
-    await runEvaluation({ cases: CASES.slice(0, 1), variants: [VARIANTS[0]], endpoint: { baseUrl, apiKey: "k", model: "m", temperature: 0.3 } });
+    await runEvaluation({
+      cases: CASES.slice(0, 1),
+      variants: [VARIANTS[0]],
+      endpoint: { baseUrl, apiKey: "k", model: "m", temperature: 0.3 },
+    });
     expect(received.length).toBeGreaterThan(0);
     expect(received.every((call) => call.body.temperature === 0.3)).toBe(true);
   });
 
   it("counts an endpoint failure as a failed case, not a crash", async () => {
-    const evaluation = await runEvaluation({ cases: CASES.slice(0, 1), variants: [VARIANTS[1]], endpoint: { baseUrl: `${baseUrl}/wrong`, apiKey: "k", model: "m" } });
+    const evaluation = await runEvaluation({
+      cases: CASES.slice(0, 1),
+      variants: [VARIANTS[1]],
+      endpoint: { baseUrl: `${baseUrl}/wrong`, apiKey: "k", model: "m" },
+    });
     expect(evaluation.reports[0]).toMatchObject({ failures: 1, exactArgumentAccuracy: 0 });
     expect(evaluation.scores[0].outcome).toMatchObject({ kind: "failed", error: expect.stringContaining("404") });
   });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CASES, type EvalCase, type SearchArguments } from "../../eval/cases.js";
 import { runCase } from "../../eval/runner.js";
-import { asksAbout, reportTable, sameSearch, scoreCase, summarize, type CaseScore } from "../../eval/scoring.js";
+import { asksAbout, type CaseScore, reportTable, sameSearch, scoreCase, summarize } from "../../eval/scoring.js";
 import { VARIANTS } from "../../eval/variants.js";
 import { buildToolCatalog } from "../../src/gateway/tool-schemas.js";
 
@@ -41,7 +41,13 @@ describe("exact arguments: the same request to calq", () => {
     expect(sameSearch(friday, { ...friday, start: "2026-10-02T09:00", end_exclusive: "2026-10-02T12:00:00" }, "work")).toBe(true);
     expect(sameSearch(friday, { ...friday, start: "2026-10-02T02:00:00Z", timezone: "asia/ho_chi_minh" }, "work")).toBe(false);
     expect(sameSearch(friday, { ...friday, calendar_id: "work", limit: 20, cursor: "" }, "work")).toBe(true);
-    expect(sameSearch({ ...friday, start: "2026-10-02", end_exclusive: "2026-10-03" }, { ...friday, start: "2026-10-02T00:00:00+07:00", end_exclusive: "2026-10-03T00:00:00+07:00" }, "work")).toBe(true);
+    expect(
+      sameSearch(
+        { ...friday, start: "2026-10-02", end_exclusive: "2026-10-03" },
+        { ...friday, start: "2026-10-02T00:00:00+07:00", end_exclusive: "2026-10-03T00:00:00+07:00" },
+        "work",
+      ),
+    ).toBe(true);
   });
 
   it("refuses other instants, a wrong offset, another mode, another limit, a missing cursor, and extra arguments", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Occurrence } from "../../src/expand/occurrence.js";
-import { windowRelation, type MatchMode, type Window } from "../../src/search/match.js";
+import { type MatchMode, type Window, windowRelation } from "../../src/search/match.js";
 import { formatDate, formatInZone } from "../../src/time/civil.js";
 import { instantToLocal } from "../../src/time/zone-rules.js";
 import { ianaZone } from "../../src/time/zones.js";
@@ -228,10 +228,7 @@ describe("the fold example of the contract (SPEC §2)", () => {
 });
 
 describe("all-day events are days of the calendar's zone (SPEC §3)", () => {
-  const hoChiMinhDay = feed(
-    ["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"],
-    ["DTSTART;VALUE=DATE:20261002", "SUMMARY:Quoc Khanh rehearsal"],
-  );
+  const hoChiMinhDay = feed(["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"], ["DTSTART;VALUE=DATE:20261002", "SUMMARY:Quoc Khanh rehearsal"]);
 
   it("an all-day event on 2026-10-02 in Ho Chi Minh City is [2026-10-01T17:00Z, 2026-10-02T17:00Z) and keeps its dates", () => {
     const snapshot = snapshotOf(hoChiMinhDay, anchors[0].readAt);
@@ -272,10 +269,7 @@ describe("all-day events are days of the calendar's zone (SPEC §3)", () => {
   }
 
   it("a DTEND;VALUE=DATE ends at the start of that day: 2026-10-02 to 2026-10-05 is three days", () => {
-    const text = feed(
-      ["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"],
-      ["DTSTART;VALUE=DATE:20261002", "DTEND;VALUE=DATE:20261005", "SUMMARY:retreat"],
-    );
+    const text = feed(["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"], ["DTSTART;VALUE=DATE:20261002", "DTEND;VALUE=DATE:20261005", "SUMMARY:retreat"]);
     const [found] = searchAll(snapshotOf(text, anchors[0].readAt), window("2026-09-01T00:00:00Z", "2026-11-01T00:00:00Z"), "overlap");
     expect(new Date(found.start).toISOString()).toBe("2026-10-01T17:00:00.000Z");
     expect(new Date(found.end).toISOString()).toBe("2026-10-04T17:00:00.000Z");
@@ -381,7 +375,11 @@ describe("floating times are read in the calendar's zone (SPEC §3)", () => {
 
   it("a floating daily 09:00 series keeps 09:00 in the calendar's zone across the fall change", () => {
     const text = feed([], ["DTSTART:20261030T090000", "DURATION:PT1H", "RRULE:FREQ=DAILY;COUNT=4"]);
-    const found = searchAll(snapshotOf(text, readAt, "America/New_York"), window("2026-10-25T00:00:00Z", "2026-11-05T00:00:00Z"), "overlap");
+    const found = searchAll(
+      snapshotOf(text, readAt, "America/New_York"),
+      window("2026-10-25T00:00:00Z", "2026-11-05T00:00:00Z"),
+      "overlap",
+    );
     expect(found.map((occurrence) => new Date(occurrence.start).toISOString())).toEqual([
       "2026-10-30T13:00:00.000Z",
       "2026-10-31T13:00:00.000Z",
@@ -391,10 +389,11 @@ describe("floating times are read in the calendar's zone (SPEC §3)", () => {
   });
 
   it("with no zone at all, floating times and all-day days are read in UTC and NO_CALENDAR_ZONE is reported", () => {
-    const text = feed([], ["UID:floating@calq.test", "DTSTART:20261002T090000", "DURATION:PT1H"], [
-      "UID:all-day@calq.test",
-      "DTSTART;VALUE=DATE:20261002",
-    ]);
+    const text = feed(
+      [],
+      ["UID:floating@calq.test", "DTSTART:20261002T090000", "DURATION:PT1H"],
+      ["UID:all-day@calq.test", "DTSTART;VALUE=DATE:20261002"],
+    );
     const snapshot = snapshotOf(text, readAt);
     expect(snapshot.zoneSource).toBe("default");
     expect(snapshot.zone.name).toBe("UTC");

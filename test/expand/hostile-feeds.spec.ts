@@ -42,7 +42,10 @@ describe("INTERVALs that never reach their BYHOUR/BYMINUTE/BYSECOND are refused 
   });
 
   it("keeps INTERVALs that do reach them: every 5 hours from 02:00 meets 07:00, and 02:00 again 5 days on", () => {
-    const snapshot = snapshotOf(feed(["X-WR-TIMEZONE:UTC"], ["DTSTART:20261129T020000Z", "RRULE:FREQ=HOURLY;INTERVAL=5;BYHOUR=2,7;COUNT=4"]), readAt);
+    const snapshot = snapshotOf(
+      feed(["X-WR-TIMEZONE:UTC"], ["DTSTART:20261129T020000Z", "RRULE:FREQ=HOURLY;INTERVAL=5;BYHOUR=2,7;COUNT=4"]),
+      readAt,
+    );
     const found = searchAll(snapshot, { start: Date.UTC(2026, 10, 29), endExclusive: Date.UTC(2026, 11, 10) }, "startWithin");
     expect(found.map((occurrence) => new Date(occurrence.start).toISOString())).toEqual([
       "2026-11-29T02:00:00.000Z",
@@ -74,7 +77,9 @@ describe("other hostile components", () => {
   });
 
   it("an event with 200,000 RDATEs loads and does not take the calendar down with it", () => {
-    const rdates = Array.from({ length: 200_000 }, (_, i) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString().replace(/[-:]|\.\d+/g, ""));
+    const rdates = Array.from({ length: 200_000 }, (_, i) =>
+      new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString().replace(/[-:]|\.\d+/g, ""),
+    );
     const { summaries, snapshot } = loaded(["UID:many", "DTSTART:20251231T000000Z", `RDATE:${rdates.join(",")}`, "SUMMARY:many"]);
     expect(summaries).toContain("still here");
     expect(snapshot.index.size).toBeGreaterThan(1000);
@@ -87,7 +92,10 @@ describe("other hostile components", () => {
   });
 
   it("stops indexing at the feed's cap and answers the rest on demand, exactly", () => {
-    const text = feed(["X-WR-TIMEZONE:UTC"], ...Array.from({ length: 5 }, (_, i) => [`UID:s${i}`, "DTSTART:20261101T090000Z", "RRULE:FREQ=DAILY"]));
+    const text = feed(
+      ["X-WR-TIMEZONE:UTC"],
+      ...Array.from({ length: 5 }, (_, i) => [`UID:s${i}`, "DTSTART:20261101T090000Z", "RRULE:FREQ=DAILY"]),
+    );
     const capped = buildSnapshot(text, { calendarId: "t", limits: { ...defaultLimits(readAt), maxOccurrencesPerFeed: 100 }, readAt });
     const full = snapshotOf(text, readAt);
     expect(capped.index.size).toBeLessThanOrEqual(100);

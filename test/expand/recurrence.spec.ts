@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
-import { eventIdOf, recurrenceIdOf, type Occurrence } from "../../src/expand/occurrence.js";
+import { eventIdOf, type Occurrence, recurrenceIdOf } from "../../src/expand/occurrence.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
 import type { Snapshot } from "../../src/store/snapshot.js";
 import { formatInZone } from "../../src/time/civil.js";
@@ -373,13 +373,8 @@ describe("components calq cannot use are left out and reported", () => {
       lunch,
     );
     const snapshot = build(text);
-    expect(snapshot.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid])).toEqual([
-      ["UNKNOWN_TZID", "atlantis@calq.test"],
-    ]);
-    expect(describeAll(searchAll(snapshot, MARCH_2026))).toEqual([
-      "2026-03-04T10:00 Outlook (60 min)",
-      "2026-03-05T12:00 Lunch (60 min)",
-    ]);
+    expect(snapshot.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid])).toEqual([["UNKNOWN_TZID", "atlantis@calq.test"]]);
+    expect(describeAll(searchAll(snapshot, MARCH_2026))).toEqual(["2026-03-04T10:00 Outlook (60 min)", "2026-03-05T12:00 Lunch (60 min)"]);
   });
 
   it("an event whose only RRULE cannot be read keeps its DTSTART occurrence (UNREADABLE_RRULE: the series keeps its other dates)", () => {
@@ -397,10 +392,7 @@ describe("components calq cannot use are left out and reported", () => {
     expect(snapshot.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid])).toEqual([
       ["UNREADABLE_RRULE", "count-zero@calq.test"],
     ]);
-    expect(describeAll(searchAll(snapshot, MARCH_2026))).toEqual([
-      "2026-03-04T10:00 Kickoff (60 min)",
-      "2026-03-05T12:00 Lunch (60 min)",
-    ]);
+    expect(describeAll(searchAll(snapshot, MARCH_2026))).toEqual(["2026-03-04T10:00 Kickoff (60 min)", "2026-03-05T12:00 Lunch (60 min)"]);
   });
 });
 

@@ -1,13 +1,13 @@
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
-import { eventIdOf } from "../../src/expand/occurrence.js";
 import type { ExpansionLimits } from "../../src/expand/expand-calendar.js";
+import { eventIdOf } from "../../src/expand/occurrence.js";
 import type { Window } from "../../src/search/match.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
 import { buildSnapshot } from "../../src/store/snapshot.js";
 import { formatInZone } from "../../src/time/civil.js";
 import { ianaZone } from "../../src/time/zones.js";
-import { rfc5545RruleExamples, type RruleExample } from "../fixtures/rfc5545-rrule-examples.js";
+import { type RruleExample, rfc5545RruleExamples } from "../fixtures/rfc5545-rrule-examples.js";
 import { searchAll } from "../support/feeds.js";
 
 // Every example of RFC 5545 §3.8.5.3, written as a real feed, read by buildSnapshot and searched with
@@ -39,7 +39,7 @@ function exampleFeed(example: RruleExample, rrules: readonly string[], duration:
     "END:VEVENT",
     "END:VCALENDAR",
   ];
-  return lines.join("\r\n") + "\r\n";
+  return `${lines.join("\r\n")}\r\n`;
 }
 
 /** The instant of a local wall time, computed by luxon (independently of calq's zone code). */
@@ -242,8 +242,16 @@ describe("RFC 5545 §3.8.5.3 rules without end, far from DTSTART", () => {
       for (const example of forever) {
         const subDaily = example.title.startsWith("Every 20 minutes");
         const windows = subDaily
-          ? [["2150-03-07", "2150-03-09"], ["2199-11-01", "2199-11-03"]]
-          : [["2100-01-01", "2101-01-01"], ["2148-01-01", "2149-01-01"], ["2196-01-01", "2197-01-01"], ["2199-01-01", "2200-01-01"]];
+          ? [
+              ["2150-03-07", "2150-03-09"],
+              ["2199-11-01", "2199-11-03"],
+            ]
+          : [
+              ["2100-01-01", "2101-01-01"],
+              ["2148-01-01", "2149-01-01"],
+              ["2196-01-01", "2197-01-01"],
+              ["2199-01-01", "2200-01-01"],
+            ];
         for (const [rule, label] of example.rrules.map((rule, index) => [rule, example.rrules.length > 1 ? ` (rule ${index + 1})` : ""])) {
           it(`${example.title}${label}: matches a day-by-day reading of the rule in ${windows.map(([from]) => from.slice(0, 4)).join(", ")}`, () => {
             const zone = ianaZone(example.zone)!;

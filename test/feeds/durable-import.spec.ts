@@ -3,15 +3,15 @@
  * mix, and calq starts on whatever is there. Real processes, real SIGKILL.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import { sha256Hex } from "../../src/config/calq-config.js";
 import { killed, spawnNode, startCalqServe, waitForOutput } from "../support/calq-process.js";
-import { CalqGrpcClient } from "../support/grpc-client.js";
 import { feed } from "../support/feeds.js";
+import { CalqGrpcClient } from "../support/grpc-client.js";
 
 const children: ChildProcess[] = [];
 let dir: string;
@@ -98,7 +98,10 @@ describe("a durable import", () => {
       writeFileSync(join(dir, "work.ics"), old);
       const { server, client } = await serve();
       const call = client.importCalendar({ calendarId: "work", ics: Buffer.from(fresh) });
-      const settled = call.then(() => "answered", () => "cut off");
+      const settled = call.then(
+        () => "answered",
+        () => "cut off",
+      );
       if (delayMs === "answered") expect(await settled).toBe("answered");
       else await new Promise((resolve) => setTimeout(resolve, delayMs));
       await killed(server);

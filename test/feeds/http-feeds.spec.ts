@@ -5,16 +5,29 @@
  * anything but the operator's log.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_FEED_LIMITS, DEFAULT_REFRESH_MS, parseConfig, type CalendarConfig } from "../../src/config/calq-config.js";
+import { type CalendarConfig, DEFAULT_FEED_LIMITS, DEFAULT_REFRESH_MS, parseConfig } from "../../src/config/calq-config.js";
 import { CalendarStore, type LoadFailure } from "../../src/store/calendar-store.js";
+import {
+  cutChunked,
+  cutShort,
+  endless,
+  type FeedServer,
+  silent,
+  stall,
+  startFeedServer,
+  status,
+  versioned,
+} from "../support/feed-server.js";
 import { feed } from "../support/feeds.js";
-import { cutChunked, cutShort, endless, silent, stall, startFeedServer, status, versioned, type FeedServer } from "../support/feed-server.js";
 
 const MINUTE = 60_000;
 const limits = { ...DEFAULT_FEED_LIMITS, maxBytes: 256 * 1024, fetchTimeoutMs: 400 };
 
 const calendarText = (summary: string) =>
-  feed(["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"], ["UID:standup@calq.test", "DTSTART:20261002T020000Z", "DTEND:20261002T023000Z", `SUMMARY:${summary}`]);
+  feed(
+    ["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"],
+    ["UID:standup@calq.test", "DTSTART:20261002T020000Z", "DTEND:20261002T023000Z", `SUMMARY:${summary}`],
+  );
 
 let provider: FeedServer;
 let failures: [string, LoadFailure, string][];
@@ -28,7 +41,13 @@ function storeFor(config: CalendarConfig): CalendarStore {
 }
 
 function urlCalendar(url: string, headers?: ReadonlyMap<string, never>): CalendarConfig {
-  return { id: "team", source: { kind: "http", url: new URL(url), headers: headers ?? new Map() }, refreshMs: DEFAULT_REFRESH_MS, name: "team", readers: [] };
+  return {
+    id: "team",
+    source: { kind: "http", url: new URL(url), headers: headers ?? new Map() },
+    refreshMs: DEFAULT_REFRESH_MS,
+    name: "team",
+    readers: [],
+  };
 }
 
 const summaries = (store: CalendarStore) => store.view("team")!.snapshot!.index.items.map((occurrence) => occurrence.details.summary);
@@ -75,7 +94,11 @@ describe("an http feed", () => {
     ["an HTML page instead of ICS", () => provider.answer(status(200, "<!doctype html><title>Sign in</title>")), "not_icalendar"],
     ["a body cut in transit (Content-Length not reached)", () => provider.answer(cutShort(calendarText("v2"))), "truncated"],
     ["a chunked body cut mid-way", () => provider.answer(cutChunked(calendarText("v2"))), "truncated"],
-    ["a complete response without END:VCALENDAR", () => provider.answer(status(200, calendarText("v2").replace(/END:VCALENDAR\s*$/, ""))), "truncated"],
+    [
+      "a complete response without END:VCALENDAR",
+      () => provider.answer(status(200, calendarText("v2").replace(/END:VCALENDAR\s*$/, ""))),
+      "truncated",
+    ],
     ["a declared size over the limit", () => provider.answer(status(200, "X".repeat(limits.maxBytes + 1))), "too_large"],
     ["a streamed body over the limit", () => provider.answer(endless(limits.maxBytes * 4)), "too_large"],
     ["no answer within the timeout", () => provider.answer(silent), "timeout"],
@@ -131,7 +154,11 @@ describe("an http feed", () => {
     const store = storeFor(config.calendars[0]);
     await store.reload("team");
     expect(provider.requests[0].authorization).toBe("Bearer feed-secret-42");
-    const printed = [JSON.stringify(config), String(config.calendars[0].source.kind === "http" && [...config.calendars[0].source.headers.values()]), ...failures.flat()].join(" ");
+    const printed = [
+      JSON.stringify(config),
+      String(config.calendars[0].source.kind === "http" && [...config.calendars[0].source.headers.values()]),
+      ...failures.flat(),
+    ].join(" ");
     expect(printed).not.toContain("feed-secret-42");
     expect(printed).toContain("[redacted]");
   });
@@ -139,7 +166,9 @@ describe("an http feed", () => {
 
 describe("redirects and what failures say", () => {
   it("follows a redirect on the same origin with the secret headers, and drops them on another origin", async () => {
-    const secret = new Map([["x-feed-key", { reveal: () => "key-SECRET", toString: () => "[redacted]", toJSON: () => "[redacted]" }]]) as never;
+    const secret = new Map([
+      ["x-feed-key", { reveal: () => "key-SECRET", toString: () => "[redacted]", toJSON: () => "[redacted]" }],
+    ]) as never;
     const elsewhere = await startFeedServer(versioned(calendarText("moved"), "m"));
     try {
       provider.answer((request, response) => {

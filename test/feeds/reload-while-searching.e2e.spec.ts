@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { CalqGrpcClient } from "../support/grpc-client.js";
+import { type FeedServer, startFeedServer, status, versioned } from "../support/feed-server.js";
 import { feed } from "../support/feeds.js";
-import { startFeedServer, status, versioned, type FeedServer } from "../support/feed-server.js";
+import { CalqGrpcClient } from "../support/grpc-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const EVENTS = 40;
@@ -58,7 +58,13 @@ afterAll(async () => {
   await provider.close();
 });
 
-const day = { start: "2026-10-02T00:00:00Z", endExclusive: "2026-10-03T00:00:00Z", timezone: "UTC", matchMode: MatchMode.OVERLAP, limit: 100 };
+const day = {
+  start: "2026-10-02T00:00:00Z",
+  endExclusive: "2026-10-03T00:00:00Z",
+  timezone: "UTC",
+  matchMode: MatchMode.OVERLAP,
+  limit: 100,
+};
 
 /**
  * Searches `calendarId` back to back until `changing` settles, checking each

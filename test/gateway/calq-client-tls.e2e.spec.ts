@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asCaller, createCalqClient } from "../../src/gateway/calq-client.js";
-import { certificateAuthority, leafCertificate, type Pem } from "../support/certificates.js";
 import { CALQ, ROOT } from "../support/calq-process.js";
+import { certificateAuthority, leafCertificate, type Pem } from "../support/certificates.js";
 import { ics, vevent } from "../support/feeds.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -26,7 +26,10 @@ beforeAll(async () => {
   writeFileSync(join(dir, "server.key"), server.key);
   served = await startTestServer({
     calendars: { work: ics(...vevent("UID:a", "DTSTART:20261002T020000Z", "SUMMARY:A")) },
-    config: { calendars: [{ id: "work", source: "work.ics", readers: ["an"] }], principals: [{ id: "an", primary: "work", tokens: ["token-an"] }] },
+    config: {
+      calendars: [{ id: "work", source: "work.ics", readers: ["an"] }],
+      principals: [{ id: "an", primary: "work", tokens: ["token-an"] }],
+    },
     serve: { tls: { certFile: join(dir, "server.crt"), keyFile: join(dir, "server.key"), principalFromCertificate: false } },
   });
 });

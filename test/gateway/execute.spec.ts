@@ -55,7 +55,9 @@ describe("what the gateway passes on from a failed call", () => {
     for (const name of ["list_calendars", "get_user_context"]) {
       const result = await executor.call(executor.tool(name)!, {}, "token");
       expect(result.isError).toBe(true);
-      expect(result.content[0].text).toBe("internal: the call failed\nWhat to do: the calendar service failed; tell the user, and retry later; quote the correlation id if it persists.");
+      expect(result.content[0].text).toBe(
+        "internal: the call failed\nWhat to do: the calendar service failed; tell the user, and retry later; quote the correlation id if it persists.",
+      );
     }
     expect(JSON.stringify(logged)).toContain("secret.example");
   });
@@ -63,7 +65,9 @@ describe("what the gateway passes on from a failed call", () => {
   it("says the service could not be reached, without its address", async () => {
     const { executor, logged } = executorFor("http://127.0.0.1:1");
     const result = await executor.call(executor.tool("list_calendars")!, {}, "token");
-    expect(result.content[0].text).toBe("service_unavailable: the calendar service could not be reached\nWhat to do: the calendar service could not be reached; retry later.");
+    expect(result.content[0].text).toBe(
+      "service_unavailable: the calendar service could not be reached\nWhat to do: the calendar service could not be reached; retry later.",
+    );
     expect(logged[0]).toMatchObject({ tool: "list_calendars", code: "Unavailable" });
   });
 
@@ -76,10 +80,20 @@ describe("what the gateway passes on from a failed call", () => {
     });
     try {
       const { executor, logged } = executorFor(served.baseUrl);
-      const args = { calendar_id: "work", start: "2026-10-02", end_exclusive: "2026-10-03", timezone: "Asia/Ho_Chi_Minh", match_mode: "overlap", limit: null, cursor: null };
+      const args = {
+        calendar_id: "work",
+        start: "2026-10-02",
+        end_exclusive: "2026-10-03",
+        timezone: "Asia/Ho_Chi_Minh",
+        match_mode: "overlap",
+        limit: null,
+        cursor: null,
+      };
       const result = await executor.call(executor.tool("search_calendar_events")!, args, "an-token");
       expect(result.isError).toBe(true);
-      expect(result.content[0].text).toBe("service_overloaded: the calendar service is busy\nWhat to do: the calendar service is busy; retry after a short wait.");
+      expect(result.content[0].text).toBe(
+        "service_overloaded: the calendar service is busy\nWhat to do: the calendar service is busy; retry after a short wait.",
+      );
       expect(logged[0]).toMatchObject({ tool: "search_calendar_events", code: "ResourceExhausted" });
     } finally {
       await served.close();

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { anthropicTool, mcpTool, openAiTool, toolsInFormat } from "../../src/gateway/formats.js";
 import { buildToolCatalog, type JsonSchema } from "../../src/gateway/tool-schemas.js";
@@ -10,8 +10,26 @@ const { tools } = buildToolCatalog();
 
 /** Keywords OpenAI's strict mode (Structured Outputs) supports; anything else is refused by the API. */
 const OPENAI_KEYWORDS = new Set([
-  "type", "description", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
-  "$ref", "$defs", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+  "type",
+  "description",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "enum",
+  "const",
+  "anyOf",
+  "$ref",
+  "$defs",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minItems",
+  "maxItems",
 ]);
 const OPENAI_FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);
 

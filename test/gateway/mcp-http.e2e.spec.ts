@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CALQ, killed, spawnNode, waitForOutput } from "../support/calq-process.js";
-import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, startSeedService, type SeedService } from "./support/seed-service.js";
+import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, type SeedService, startSeedService } from "./support/seed-service.js";
 import { callTool, errorCode, eventsOf } from "./support/tool-results.js";
 import { toolScenarios } from "./support/tool-scenarios.js";
 
@@ -25,7 +25,9 @@ async function connect(token: string): Promise<{ client: Client; transport: Stre
 
 beforeAll(async () => {
   seed = await startSeedService();
-  gateway = spawn(process.execPath, ["bin/calq.mjs", "mcp", "--http", "0", "--service", seed.served.baseUrl], { stdio: ["ignore", "pipe", "inherit"] });
+  gateway = spawn(process.execPath, ["bin/calq.mjs", "mcp", "--http", "0", "--service", seed.served.baseUrl], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const firstLine = await new Promise<string>((resolve, reject) => {
     createInterface({ input: gateway.stdout! }).once("line", resolve);
     gateway.once("exit", (code) => reject(new Error(`calq mcp --http exited with ${code}`)));
@@ -43,7 +45,11 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
   it("negotiates MCP 2025-06-18 and answers the Friday-morning query as the bearer's principal", async () => {
     const { client, transport } = await connect(AN_TOKEN);
     expect(transport.protocolVersion).toBe("2025-06-18");
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["search_calendar_events", "list_calendars", "get_user_context"]);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      "search_calendar_events",
+      "list_calendars",
+      "get_user_context",
+    ]);
     const events = eventsOf(await callTool(client, "search_calendar_events", FRIDAY_MORNING));
     expect(events[0]).toMatchObject({ summary: "Design review", window_relation: "crosses_start" });
   });
@@ -52,13 +58,23 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
     const { client: binh } = await connect(BINH_TOKEN);
     const { client: an } = await connect(AN_TOKEN);
     const binhCalendars = await callTool(binh, "list_calendars", {});
-    expect((binhCalendars.structured as { calendars: { id: string }[] }).calendars.map((calendar) => calendar.id)).toEqual(["binh-private"]);
-    expect(eventsOf(await callTool(binh, "search_calendar_events", FRIDAY_MORNING)).map((event) => event.summary)).toEqual(["Doctor appointment"]);
-    expect(errorCode(await callTool(binh, "search_calendar_events", { ...FRIDAY_MORNING, calendar_id: "work" }))).toBe("calendar_not_accessible");
+    expect((binhCalendars.structured as { calendars: { id: string }[] }).calendars.map((calendar) => calendar.id)).toEqual([
+      "binh-private",
+    ]);
+    expect(eventsOf(await callTool(binh, "search_calendar_events", FRIDAY_MORNING)).map((event) => event.summary)).toEqual([
+      "Doctor appointment",
+    ]);
+    expect(errorCode(await callTool(binh, "search_calendar_events", { ...FRIDAY_MORNING, calendar_id: "work" }))).toBe(
+      "calendar_not_accessible",
+    );
     expect(errorCode(await callTool(binh, "search_calendar_events", { ...FRIDAY_MORNING, user_id: "an" }))).toBe("invalid_arguments");
     // Interleaved with Binh's calls on the same gateway, An still sees An's calendars.
     const anCalendars = await callTool(an, "list_calendars", {});
-    expect((anCalendars.structured as { calendars: { id: string }[] }).calendars.map((calendar) => calendar.id)).toEqual(["never-loaded", "new-york", "work"]);
+    expect((anCalendars.structured as { calendars: { id: string }[] }).calendars.map((calendar) => calendar.id)).toEqual([
+      "never-loaded",
+      "new-york",
+      "work",
+    ]);
   });
 
   toolScenarios({ seed: () => seed, connect: async (token) => (await connect(token)).client });
@@ -80,7 +96,10 @@ describe("calq mcp --http: where it may listen", () => {
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    const status = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve("still running after 10 s"), 10_000))]).finally(() => killed(child));
+    const status = await Promise.race([
+      exited,
+      new Promise<string>((resolve) => setTimeout(() => resolve("still running after 10 s"), 10_000)),
+    ]).finally(() => killed(child));
     expect(status).toBe(2);
     expect(stderr).toContain("refusing plaintext on 0.0.0.0, which is not a loopback address");
     expect(stderr).toContain("bearer tokens");
@@ -88,7 +107,17 @@ describe("calq mcp --http: where it may listen", () => {
   });
 
   it("serves a non-loopback --host when --allow-plaintext-non-loopback says TLS is terminated in front", async () => {
-    const child = spawnNode([CALQ, "mcp", "--http", "0", "--host", "0.0.0.0", "--allow-plaintext-non-loopback", "--service", seed.served.baseUrl]);
+    const child = spawnNode([
+      CALQ,
+      "mcp",
+      "--http",
+      "0",
+      "--host",
+      "0.0.0.0",
+      "--allow-plaintext-non-loopback",
+      "--service",
+      seed.served.baseUrl,
+    ]);
     try {
       const [, listening] = await waitForOutput(child, /listening on (http:\/\/\S+),/);
       expect(listening).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
@@ -103,7 +132,18 @@ describe("calq mcp --http: where it may listen", () => {
       new Promise<number>((resolve, reject) => {
         const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
         const call = httpRequest(
-          { host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { host, authorization: `Bearer ${AN_TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream" } },
+          {
+            host: target.hostname,
+            port: target.port,
+            path: target.pathname,
+            method: "POST",
+            headers: {
+              host,
+              authorization: `Bearer ${AN_TOKEN}`,
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+            },
+          },
           (response) => {
             response.resume();
             resolve(response.statusCode!);

@@ -5,7 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpTool } from "../../src/gateway/formats.js";
 import { buildToolCatalog } from "../../src/gateway/tool-schemas.js";
-import { AN_TOKEN, startSeedService, type SeedService } from "./support/seed-service.js";
+import { AN_TOKEN, type SeedService, startSeedService } from "./support/seed-service.js";
 import { toolScenarios } from "./support/tool-scenarios.js";
 
 let seed: SeedService;
@@ -52,7 +52,9 @@ describe("calq mcp over stdio, with a real MCP client", () => {
       stdio: ["pipe", "pipe", "ignore"],
     });
     const answer = new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
-    child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } })}\n`);
+    child.stdin!.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } })}\n`,
+    );
     const result = JSON.parse(await answer).result;
     child.stdin!.end();
     expect(result.protocolVersion).toBe("2025-06-18");

@@ -18,11 +18,12 @@ const occurrence = {
 };
 
 function render(events: object[], nextCursor = "") {
-  return renderResult(
-    search,
-    { start: "2026-11-01T00:00:00-04:00", end_exclusive: "2026-11-01T03:00:00-05:00" },
-    { events, next_cursor: nextCursor, query: { calendar_id: "new-york", timezone: "America/New_York", match_mode: "overlap" }, stale: false } as never,
-  );
+  return renderResult(search, { start: "2026-11-01T00:00:00-04:00", end_exclusive: "2026-11-01T03:00:00-05:00" }, {
+    events,
+    next_cursor: nextCursor,
+    query: { calendar_id: "new-york", timezone: "America/New_York", match_mode: "overlap" },
+    stale: false,
+  } as never);
 }
 
 describe("the text beside a search result", () => {
@@ -37,12 +38,21 @@ describe("the text beside a search result", () => {
   });
 
   it("shows a one-day all-day event by its date alone, and says what an empty answer means", () => {
-    const holiday = { ...occurrence, summary: "Holiday", all_day: true, start_date: "2026-11-01", end_date_exclusive: "2026-11-02", status: "confirmed" };
+    const holiday = {
+      ...occurrence,
+      summary: "Holiday",
+      all_day: true,
+      start_date: "2026-11-01",
+      end_date_exclusive: "2026-11-02",
+      status: "confirmed",
+    };
     expect(render([holiday])).toContain("- all day Sun 2026-11-01 Holiday [spans]");
     expect(render([])).toContain("Nothing in this calendar matches this window in this mode. No more pages.");
   });
 
   it("says how to get the next page", () => {
-    expect(render([occurrence], "abc.def")).toContain('More pages: call search_calendar_events again with the same arguments and cursor "abc.def".');
+    expect(render([occurrence], "abc.def")).toContain(
+      'More pages: call search_calendar_events again with the same arguments and cursor "abc.def".',
+    );
   });
 });

@@ -40,7 +40,11 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("keeps the contract's field names, all required, the optional ones nullable, nothing else allowed", () => {
-    const schema = search.inputSchema as { properties: Record<string, { type: unknown; enum?: unknown }>; required: string[]; additionalProperties: boolean };
+    const schema = search.inputSchema as {
+      properties: Record<string, { type: unknown; enum?: unknown }>;
+      required: string[];
+      additionalProperties: boolean;
+    };
     expect(Object.keys(schema.properties)).toEqual(["calendar_id", "start", "end_exclusive", "timezone", "match_mode", "limit", "cursor"]);
     expect(schema.required).toEqual(Object.keys(schema.properties));
     expect(schema.additionalProperties).toBe(false);
@@ -51,7 +55,8 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("makes match_mode a closed enum of lower-case names, without the refused unspecified value", () => {
-    const matchMode = (search.inputSchema as { properties: Record<string, { type: unknown; enum: unknown; description: string }> }).properties.match_mode;
+    const matchMode = (search.inputSchema as { properties: Record<string, { type: unknown; enum: unknown; description: string }> })
+      .properties.match_mode;
     expect(matchMode.type).toBe("string");
     expect(matchMode.enum).toEqual(["overlap", "start_within"]);
     expect(matchMode.description).toContain("- overlap: Returns every occurrence that shares at least one instant with the window");
@@ -74,11 +79,26 @@ describe("tools generated from the proto descriptors", () => {
     expect(text).toContain("half-open");
     expect(text).toContain("does not mean the calendar is empty");
     expect(text).toContain("pass it back unchanged");
-    for (const code of ["invalid_interval", "invalid_timestamp", "unknown_timezone", "timezone_offset_mismatch", "ambiguous_timezone", "nonexistent_local_time", "invalid_match_mode", "invalid_limit", "invalid_cursor", "cursor_expired", "calendar_not_accessible", "unauthenticated", "provider_unavailable"]) {
+    for (const code of [
+      "invalid_interval",
+      "invalid_timestamp",
+      "unknown_timezone",
+      "timezone_offset_mismatch",
+      "ambiguous_timezone",
+      "nonexistent_local_time",
+      "invalid_match_mode",
+      "invalid_limit",
+      "invalid_cursor",
+      "cursor_expired",
+      "calendar_not_accessible",
+      "unauthenticated",
+      "provider_unavailable",
+    ]) {
       expect(text).toContain(`- ${code}: `);
     }
     expect(text).not.toMatch(/\bINVALID_INTERVAL\b/);
-    for (const code of ["invalid_arguments", "internal", "service_unavailable", "service_overloaded"]) expect(text).toContain(`- ${code}: `);
+    for (const code of ["invalid_arguments", "internal", "service_unavailable", "service_overloaded"])
+      expect(text).toContain(`- ${code}: `);
     expect(text).toContain("- service_overloaded: the calendar service is busy; retry after a short wait.");
   });
 
@@ -93,12 +113,21 @@ describe("tools generated from the proto descriptors", () => {
     const onlyCredentials = ["unauthenticated", "invalid_arguments", "internal", "service_unavailable", "service_overloaded"];
     expect(errorCodesIn(tool("list_calendars").description)).toEqual(onlyCredentials);
     expect(errorCodesIn(tool("get_user_context").description)).toEqual(onlyCredentials);
-    expect(errorCodesIn(search.description)).toEqual([...catalog.errors.map((entry) => entry.code), "invalid_arguments", "internal", "service_unavailable", "service_overloaded"]);
+    expect(errorCodesIn(search.description)).toEqual([
+      ...catalog.errors.map((entry) => entry.code),
+      "invalid_arguments",
+      "internal",
+      "service_unavailable",
+      "service_overloaded",
+    ]);
   });
 
   it("lists the request's reasons for a tool once its request has a field", () => {
     const edited = catalogOfEditedProto((text) =>
-      text.replace("message ListCalendarsRequest {}", "message ListCalendarsRequest {\n  // Only calendars whose id starts with this.\n  string id_prefix = 1;\n}"),
+      text.replace(
+        "message ListCalendarsRequest {}",
+        "message ListCalendarsRequest {\n  // Only calendars whose id starts with this.\n  string id_prefix = 1;\n}",
+      ),
     );
     const list = edited.tools.find((candidate) => candidate.name === "list_calendars")!;
     expect(errorCodesIn(list.description)).toContain("calendar_not_accessible");
@@ -117,7 +146,9 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("describes the structured result from the response messages", () => {
-    const output = search.outputSchema as { properties: Record<string, { type: string; items?: { properties: Record<string, { enum?: unknown; format?: string }> } }> };
+    const output = search.outputSchema as {
+      properties: Record<string, { type: string; items?: { properties: Record<string, { enum?: unknown; format?: string }> } }>;
+    };
     const occurrence = output.properties.events.items!.properties;
     expect(occurrence.window_relation.enum).toEqual(["unspecified", "inside", "crosses_start", "crosses_end", "spans", "instant"]);
     expect(occurrence.start_time.format).toBe("date-time");
@@ -140,7 +171,9 @@ describe("tools generated from the proto descriptors", () => {
 
   it("is built from a descriptor set that matches proto/ (gen/calq.binpb is current)", () => {
     const fresh = catalogOfEditedProto((text) => text);
-    expect(JSON.stringify(fresh.tools.map(({ method, ...rest }) => rest))).toBe(JSON.stringify(catalog.tools.map(({ method, ...rest }) => rest)));
+    expect(JSON.stringify(fresh.tools.map(({ method, ...rest }) => rest))).toBe(
+      JSON.stringify(catalog.tools.map(({ method, ...rest }) => rest)),
+    );
     expect(fresh.service.typeName).toBe(SERVICE_NAME);
   });
 });

@@ -87,9 +87,7 @@ describe("zones of DATE-TIME values", () => {
       ics(...vevent("UID:lost", "DTSTART;TZID=Nowhere Standard Time:20261002T090000"), ...vevent("UID:kept", "DTSTART:20261002T020000Z")),
     );
     expect(parsed.events.map((event) => event.uid)).toEqual(["kept"]);
-    expect(parsed.diagnostics).toEqual([
-      expect.objectContaining({ code: "UNKNOWN_TZID", uid: "lost", line: 4 }),
-    ]);
+    expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: "UNKNOWN_TZID", uid: "lost", line: 4 })]);
   });
 
   it("keeps floating times floating, for the calendar's zone to place", () => {
@@ -123,7 +121,10 @@ describe("components that cannot be read", () => {
         ...vevent("UID:ten", "DTSTART:20261002T020000Z", "RRULE:FREQ=DAILY;INTERVAL=10;COUNT=3"),
       ),
     );
-    expect(parsed.events.map((event) => [event.uid, event.rrules.length])).toEqual([["zero", 0], ["ten", 1]]);
+    expect(parsed.events.map((event) => [event.uid, event.rrules.length])).toEqual([
+      ["zero", 0],
+      ["ten", 1],
+    ]);
     expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: "UNREADABLE_RRULE", uid: "zero", line: 4 })]);
   });
 
@@ -135,7 +136,10 @@ describe("components that cannot be read", () => {
         ...vevent("UID:fine", "DTSTART:20261002T020000Z"),
       ),
     );
-    expect(parsed.events.map((event) => [event.uid, event.rrules.length])).toEqual([["fortnight", 1], ["fine", 0]]);
+    expect(parsed.events.map((event) => [event.uid, event.rrules.length])).toEqual([
+      ["fortnight", 1],
+      ["fine", 0],
+    ]);
     expect(parsed.declaredZone?.name).toBe("Europe/Berlin");
     expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: "UNREADABLE_RRULE", uid: "fortnight", line: 5 })]);
   });

@@ -13,10 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { type CalendarConfig, DEFAULT_REFRESH_MS } from "../../src/config/calq-config.js";
 import type { Occurrence } from "../../src/expand/occurrence.js";
-import { windowRelation, type MatchMode, type Window } from "../../src/search/match.js";
+import { type MatchMode, type Window, windowRelation } from "../../src/search/match.js";
 import { occurrenceMessage } from "../../src/server/occurrence-message.js";
-import { DEFAULT_REFRESH_MS, type CalendarConfig } from "../../src/config/calq-config.js";
 import { CalendarStore } from "../../src/store/calendar-store.js";
 import type { Snapshot } from "../../src/store/snapshot.js";
 import { formatInZone } from "../../src/time/civil.js";
@@ -41,7 +41,10 @@ function calendar(id: string, path: string, timezone?: string): CalendarConfig {
 
 /** The snapshot `calq serve` would build from a fixture: read from the file by CalendarStore. */
 async function load(file: string, { calendarId = "cal", timezone, readAt = READ_AT }: FeedSetup = {}): Promise<Snapshot> {
-  const store = new CalendarStore([calendar(calendarId, join(PRODUCERS, file), timezone)], { retentionMs: RETENTION_MS, now: () => readAt });
+  const store = new CalendarStore([calendar(calendarId, join(PRODUCERS, file), timezone)], {
+    retentionMs: RETENTION_MS,
+    now: () => readAt,
+  });
   const outcome = await store.reload(calendarId);
   if (outcome.outcome !== "loaded") throw new Error(`${file} did not load: ${JSON.stringify(outcome)}`);
   return outcome.snapshot;
@@ -259,17 +262,36 @@ describe("Outlook/Exchange export (Windows zone names, Outlook's VTIMEZONEs, a c
     const berlin = await load(file, { timezone: "Europe/Berlin" });
     const trip = (snapshot: Snapshot) =>
       withSummary(search(snapshot, "2026-10-11T00:00:00Z", "2026-10-14T00:00:00Z", "overlap"), "Betriebsausflug");
-    const leave = (snapshot: Snapshot) => withSummary(search(snapshot, "2026-10-23T00:00:00Z", "2026-10-28T00:00:00Z", "overlap"), "Urlaub");
+    const leave = (snapshot: Snapshot) =>
+      withSummary(search(snapshot, "2026-10-23T00:00:00Z", "2026-10-28T00:00:00Z", "overlap"), "Urlaub");
     expect(trip(defaulted).map((occurrence) => allDay(defaulted, occurrence))).toEqual([
-      { allDay: true, startDate: "2026-10-12", endDateExclusive: "2026-10-13", start: "2026-10-12T00:00:00.000Z", end: "2026-10-13T00:00:00.000Z" },
+      {
+        allDay: true,
+        startDate: "2026-10-12",
+        endDateExclusive: "2026-10-13",
+        start: "2026-10-12T00:00:00.000Z",
+        end: "2026-10-13T00:00:00.000Z",
+      },
     ]);
     expect(trip(berlin).map((occurrence) => allDay(berlin, occurrence))).toEqual([
-      { allDay: true, startDate: "2026-10-12", endDateExclusive: "2026-10-13", start: "2026-10-11T22:00:00.000Z", end: "2026-10-12T22:00:00.000Z" },
+      {
+        allDay: true,
+        startDate: "2026-10-12",
+        endDateExclusive: "2026-10-13",
+        start: "2026-10-11T22:00:00.000Z",
+        end: "2026-10-12T22:00:00.000Z",
+      },
     ]);
     expect(trip(berlin)[0].details.transparent).toBe(true);
     // Three days across the end of DST: 24 + 24 + 25 hours.
     expect(leave(berlin).map((occurrence) => allDay(berlin, occurrence))).toEqual([
-      { allDay: true, startDate: "2026-10-24", endDateExclusive: "2026-10-27", start: "2026-10-23T22:00:00.000Z", end: "2026-10-26T23:00:00.000Z" },
+      {
+        allDay: true,
+        startDate: "2026-10-24",
+        endDateExclusive: "2026-10-27",
+        start: "2026-10-23T22:00:00.000Z",
+        end: "2026-10-26T23:00:00.000Z",
+      },
     ]);
   });
 });
@@ -444,7 +466,11 @@ describe("SEQUENCE changes", () => {
       const v1 = store.view("project")!.snapshot!;
       expect(v1.diagnostics).toEqual([]);
       const [before] = search(v1, ...day);
-      expect([before.details.summary, iso(before.start), iso(before.end)]).toEqual(["Duyệt thiết kế", "2026-10-02T07:00:00.000Z", "2026-10-02T08:00:00.000Z"]);
+      expect([before.details.summary, iso(before.start), iso(before.end)]).toEqual([
+        "Duyệt thiết kế",
+        "2026-10-02T07:00:00.000Z",
+        "2026-10-02T08:00:00.000Z",
+      ]);
 
       copyFileSync(join(PRODUCERS, "seq-reload-v2.ics"), source);
       now += 60_000;
@@ -471,9 +497,13 @@ describe("SEQUENCE changes", () => {
     const v1 = await load("seq-reload-v1.ics");
     const v2 = await load("seq-reload-v2.ics");
     const [thursday] = search(v1, ...week);
-    expect(times([thursday], "Asia/Ho_Chi_Minh")).toEqual([["2026-10-08T10:00:00+07:00", "2026-10-08T03:00:00.000Z", "2026-10-08T03:30:00.000Z"]]);
+    expect(times([thursday], "Asia/Ho_Chi_Minh")).toEqual([
+      ["2026-10-08T10:00:00+07:00", "2026-10-08T03:00:00.000Z", "2026-10-08T03:30:00.000Z"],
+    ]);
     const moved = search(v2, ...week);
-    expect(times(moved, "Asia/Ho_Chi_Minh")).toEqual([["2026-10-09T15:00:00+07:00", "2026-10-09T08:00:00.000Z", "2026-10-09T08:30:00.000Z"]]);
+    expect(times(moved, "Asia/Ho_Chi_Minh")).toEqual([
+      ["2026-10-09T15:00:00+07:00", "2026-10-09T08:00:00.000Z", "2026-10-09T08:30:00.000Z"],
+    ]);
     const [movedMessage, thursdayMessage] = [message(v2, moved[0], "UTC"), message(v1, thursday, "UTC")];
     expect(movedMessage.recurrenceId).toBe("2026-10-08T03:00:00Z");
     expect(movedMessage.eventId).toBe(thursdayMessage.eventId);

@@ -60,14 +60,7 @@ describe("IntervalIndex.lowerBound", () => {
   });
 
   it("returns the first of a run of equal starts, and the position after the run for the next start", () => {
-    const index = indexOf(
-      item("a", 1, 2),
-      item("b", 4, 4),
-      item("c", 4, 9),
-      item("d", 4, 5),
-      item("e", 4, 100),
-      item("f", 7, 8),
-    );
+    const index = indexOf(item("a", 1, 2), item("b", 4, 4), item("c", 4, 9), item("d", 4, 5), item("e", 4, 100), item("f", 7, 8));
     expect(index.lowerBound(4)).toBe(1);
     expect(index.lowerBound(3)).toBe(1);
     expect(index.lowerBound(5)).toBe(5);
@@ -92,15 +85,7 @@ describe("IntervalIndex.lowerBound", () => {
       item("unsafe-high", Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
       item("max", Number.MAX_VALUE, Number.MAX_VALUE),
     );
-    expect(index.items.map((i) => i.name)).toEqual([
-      "min",
-      "unsafe-low",
-      "date-low",
-      "zero",
-      "date-high",
-      "unsafe-high",
-      "max",
-    ]);
+    expect(index.items.map((i) => i.name)).toEqual(["min", "unsafe-low", "date-low", "zero", "date-high", "unsafe-high", "max"]);
     expect(index.lowerBound(-Infinity)).toBe(0);
     expect(index.lowerBound(-Number.MAX_VALUE)).toBe(0);
     expect(index.lowerBound(Number.MIN_SAFE_INTEGER)).toBe(1);
@@ -180,13 +165,7 @@ describe("IntervalIndex.visitCandidates", () => {
   });
 
   it("visits many items with equal starts in tie-break order, and only those reaching the end bound", () => {
-    const index = indexOf(
-      item("e", 7, 7),
-      item("d", 7, 12),
-      item("c", 7, 8),
-      item("b", 7, 30),
-      item("a", 7, 10),
-    );
+    const index = indexOf(item("e", 7, 7), item("d", 7, 12), item("c", 7, 8), item("b", 7, 30), item("a", 7, 10));
     expect(visitAll(index, 8, 0)).toEqual(["a", "b", "c", "d", "e"]);
     expect(visitAll(index, 8, 10)).toEqual(["a", "b", "d"]);
     expect(visitAll(index, 7, 0)).toEqual([]);
@@ -213,9 +192,7 @@ describe("IntervalIndex.visitCandidates", () => {
   it("finds a long interval hidden among short ones that end early, wherever it sits", () => {
     for (const size of [1, 2, 3, 7, 8, 9, 16, 17, 33]) {
       for (let longAt = 0; longAt < size; longAt++) {
-        const items = Array.from({ length: size }, (_, i) =>
-          item(`n${String(i).padStart(2, "0")}`, i, i === longAt ? 1000 : i + 1),
-        );
+        const items = Array.from({ length: size }, (_, i) => item(`n${String(i).padStart(2, "0")}`, i, i === longAt ? 1000 : i + 1));
         const index = indexOf(...items);
         expect(visitAll(index, 2000, 500), `size ${size}, long at ${longAt}`).toEqual([items[longAt].name]);
         expect(visitAll(index, 2000, 500, longAt + 1), `size ${size}, resumed past ${longAt}`).toEqual([]);

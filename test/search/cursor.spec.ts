@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CalqError } from "../../src/calq-error.js";
-import { CursorCodec, type CursorBinding, type CursorKey, type CursorState } from "../../src/search/cursor.js";
+import { type CursorBinding, CursorCodec, type CursorKey, type CursorState } from "../../src/search/cursor.js";
 
 const MINUTE = 60_000;
 const LIFETIME = 15 * MINUTE;
@@ -139,13 +139,34 @@ describe("CursorCodec binds a cursor to its caller and request", () => {
 
   it("refuses the cursor when any single binding field changes to any other value", () => {
     const changeArb = fc.oneof(
-      fc.string().filter((v) => v !== BINDING.principalId).map((principalId) => ({ principalId })),
-      fc.string().filter((v) => v !== BINDING.calendarId).map((calendarId) => ({ calendarId })),
-      fc.integer().filter((v) => v !== BINDING.start).map((start) => ({ start })),
-      fc.integer().filter((v) => v !== BINDING.endExclusive).map((endExclusive) => ({ endExclusive })),
-      fc.string().filter((v) => v !== BINDING.timezone).map((timezone) => ({ timezone })),
-      fc.string().filter((v) => v !== BINDING.mode).map((mode) => ({ mode })),
-      fc.integer({ min: 0, max: 101 }).filter((v) => v !== BINDING.limit).map((limit) => ({ limit })),
+      fc
+        .string()
+        .filter((v) => v !== BINDING.principalId)
+        .map((principalId) => ({ principalId })),
+      fc
+        .string()
+        .filter((v) => v !== BINDING.calendarId)
+        .map((calendarId) => ({ calendarId })),
+      fc
+        .integer()
+        .filter((v) => v !== BINDING.start)
+        .map((start) => ({ start })),
+      fc
+        .integer()
+        .filter((v) => v !== BINDING.endExclusive)
+        .map((endExclusive) => ({ endExclusive })),
+      fc
+        .string()
+        .filter((v) => v !== BINDING.timezone)
+        .map((timezone) => ({ timezone })),
+      fc
+        .string()
+        .filter((v) => v !== BINDING.mode)
+        .map((mode) => ({ mode })),
+      fc
+        .integer({ min: 0, max: 101 })
+        .filter((v) => v !== BINDING.limit)
+        .map((limit) => ({ limit })),
     );
     fc.assert(
       fc.property(changeArb, (change) => expectInvalid(cursor, { ...BINDING, ...change })),
@@ -228,9 +249,8 @@ describe("CursorCodec on garbage", () => {
   it("refuses random base64url parts joined with dots, with known or unknown key ids", () => {
     const partArb = fc.base64String({ maxLength: 80 }).map((text) => text.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
     fc.assert(
-      fc.property(
-        fc.array(fc.oneof(partArb, fc.constantFrom(NEW_KEY.id, OLD_KEY.id)), { minLength: 1, maxLength: 5 }),
-        (parts) => expectInvalid(parts.join("."), BINDING, codec([NEW_KEY, OLD_KEY])),
+      fc.property(fc.array(fc.oneof(partArb, fc.constantFrom(NEW_KEY.id, OLD_KEY.id)), { minLength: 1, maxLength: 5 }), (parts) =>
+        expectInvalid(parts.join("."), BINDING, codec([NEW_KEY, OLD_KEY])),
       ),
       { numRuns: 300 },
     );

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SeriesTail } from "../../src/expand/expand-calendar.js";
-import { compareOccurrences, eventIdOf, type EventDetails, type Occurrence } from "../../src/expand/occurrence.js";
+import { compareOccurrences, type EventDetails, eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
 import { IntervalIndex } from "../../src/index/interval-index.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
-import { searchPage, type Position, type SearchableOccurrences } from "../../src/search/search-occurrences.js";
+import { type Position, type SearchableOccurrences, searchPage } from "../../src/search/search-occurrences.js";
 
 /**
  * uidKeys are base64url digests in production; these mix digits, both cases,
@@ -82,7 +82,9 @@ function oracleOrder(a: Occurrence, b: Occurrence): number {
 function bruteForce(all: readonly Occurrence[], window: Window, mode: MatchMode, after?: Position): Occurrence[] {
   return all
     .filter((o) => oracleMatches(o, window, mode))
-    .filter((o) => after === undefined || o.start > after.start || (o.start === after.start && byteCompare(eventIdOf(o), after.eventId) > 0))
+    .filter(
+      (o) => after === undefined || o.start > after.start || (o.start === after.start && byteCompare(eventIdOf(o), after.eventId) > 0),
+    )
     .sort(oracleOrder);
 }
 
@@ -148,17 +150,15 @@ const occurrenceArb = fc
   }));
 
 /** Occurrences with unique event_ids (an event_id is unique in its calendar). */
-const universeArb = fc
-  .array(occurrenceArb, { maxLength: 45 })
-  .map((generated) => {
-    const seen = new Set<string>();
-    return generated.filter(({ occurrence: o }) => {
-      const id = eventIdOf(o);
-      if (seen.has(id)) return false;
-      seen.add(id);
-      return true;
-    });
+const universeArb = fc.array(occurrenceArb, { maxLength: 45 }).map((generated) => {
+  const seen = new Set<string>();
+  return generated.filter(({ occurrence: o }) => {
+    const id = eventIdOf(o);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
   });
+});
 
 const windowArb: fc.Arbitrary<Window> = fc
   .tuple(fc.integer({ min: -3, max: 27 }), fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 500 })))
@@ -319,10 +319,6 @@ describe("searchPage on hand-built calendars", () => {
       occurrence(100 + 10 * (2 - n), 105 + 10 * (2 - n), "k0001", { recurring: true, slot: SLOT_BASE + n * HOUR }),
     );
     const page = searchPage(calendarOf(series), { window, mode: "overlap", limit: 10 });
-    expect(page.occurrences.map(eventIdOf)).toEqual([
-      "k0001_20261002T040000Z",
-      "k0001_20261002T030000Z",
-      "k0001_20261002T020000Z",
-    ]);
+    expect(page.occurrences.map(eventIdOf)).toEqual(["k0001_20261002T040000Z", "k0001_20261002T030000Z", "k0001_20261002T020000Z"]);
   });
 });

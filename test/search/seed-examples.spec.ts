@@ -4,8 +4,8 @@
  * fold of 2026-11-01.
  */
 import { describe, expect, it } from "vitest";
-import { searchPage } from "../../src/search/search-occurrences.js";
 import type { MatchMode } from "../../src/search/match.js";
+import { searchPage } from "../../src/search/search-occurrences.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
 import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
 import { resolveWindow } from "../../src/time/request-window.js";
@@ -16,10 +16,30 @@ const readAt = Date.UTC(2026, 8, 1);
 
 const friday = buildSnapshot(
   ics(
-    ...vevent("UID:a", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000", "SUMMARY:08:30-09:30"),
-    ...vevent("UID:b", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T080000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T090000", "SUMMARY:ends 09:00"),
-    ...vevent("UID:c", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T120000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T130000", "SUMMARY:starts 12:00"),
-    ...vevent("UID:d", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T113000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T123000", "SUMMARY:11:30-12:30"),
+    ...vevent(
+      "UID:a",
+      "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000",
+      "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000",
+      "SUMMARY:08:30-09:30",
+    ),
+    ...vevent(
+      "UID:b",
+      "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T080000",
+      "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T090000",
+      "SUMMARY:ends 09:00",
+    ),
+    ...vevent(
+      "UID:c",
+      "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T120000",
+      "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T130000",
+      "SUMMARY:starts 12:00",
+    ),
+    ...vevent(
+      "UID:d",
+      "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T113000",
+      "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T123000",
+      "SUMMARY:11:30-12:30",
+    ),
   ),
   { calendarId: "work", configuredZone: HCM, limits: defaultLimits(readAt), readAt },
 );

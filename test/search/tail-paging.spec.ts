@@ -22,9 +22,20 @@ function allPages(calendar: Snapshot, start: number, endExclusive: number, mode:
 
 describe("paging series expanded on demand", () => {
   const calendar = snapshot(
-    ...vevent("UID:daily", "DTSTART;TZID=America/New_York:20200101T090000", "DURATION:PT90M", "RRULE:FREQ=DAILY", "EXDATE;TZID=America/New_York:21900305T090000"),
+    ...vevent(
+      "UID:daily",
+      "DTSTART;TZID=America/New_York:20200101T090000",
+      "DURATION:PT90M",
+      "RRULE:FREQ=DAILY",
+      "EXDATE;TZID=America/New_York:21900305T090000",
+    ),
     ...vevent("UID:hourly", "DTSTART;TZID=America/New_York:20200101T000000", "DURATION:PT2H", "RRULE:FREQ=HOURLY;INTERVAL=5"),
-    ...vevent("UID:weekly", "DTSTART;TZID=America/New_York:20200104T083000", "DTEND;TZID=America/New_York:20200104T093000", "RRULE:FREQ=WEEKLY;BYDAY=SA,SU"),
+    ...vevent(
+      "UID:weekly",
+      "DTSTART;TZID=America/New_York:20200104T083000",
+      "DTEND;TZID=America/New_York:20200104T093000",
+      "RRULE:FREQ=WEEKLY;BYDAY=SA,SU",
+    ),
     ...vevent(
       "UID:weekly",
       "RECURRENCE-ID;RANGE=THISANDFUTURE;TZID=America/New_York:21900301T083000",
@@ -78,9 +89,15 @@ describe("pages on demand count only what they return", () => {
   });
 
   it("long occurrences far from the load answer a page without expanding their whole reach", () => {
-    const events = Array.from({ length: 20 }, (_, i) => vevent(`UID:long-${i}`, "DTSTART:20200101T000000Z", "DURATION:P5000W", "RRULE:FREQ=DAILY"));
+    const events = Array.from({ length: 20 }, (_, i) =>
+      vevent(`UID:long-${i}`, "DTSTART:20200101T000000Z", "DURATION:P5000W", "RRULE:FREQ=DAILY"),
+    );
     const calendar = snapshot(...events.flat());
-    const page = searchPage(calendar, { window: { start: Date.UTC(2150, 0, 1), endExclusive: Date.UTC(2150, 0, 2) }, mode: "overlap", limit: 10 });
+    const page = searchPage(calendar, {
+      window: { start: Date.UTC(2150, 0, 1), endExclusive: Date.UTC(2150, 0, 2) },
+      mode: "overlap",
+      limit: 10,
+    });
     expect(page.occurrences).toHaveLength(10);
     expect(page.more).toBe(true);
   });
@@ -99,7 +116,11 @@ describe("dense series stay cheap to page", () => {
     const calendar = snapshot(...vevent("UID:many", "DTSTART:20261129T000000Z", "RRULE:FREQ=SECONDLY;COUNT=1000000"));
     expect(calendar.diagnostics.map((diagnostic) => diagnostic.code)).toContain("SERIES_CAPPED");
     const afterCap = Date.UTC(2026, 10, 29) + 100_000 * 1000;
-    const page = searchPage(calendar, { window: { start: afterCap - 2000, endExclusive: afterCap + 60_000 }, mode: "startWithin", limit: 10 });
+    const page = searchPage(calendar, {
+      window: { start: afterCap - 2000, endExclusive: afterCap + 60_000 },
+      mode: "startWithin",
+      limit: 10,
+    });
     expect(page.occurrences.map((occurrence) => occurrence.start - afterCap)).toEqual([-2000, -1000]);
   });
 });
@@ -108,8 +129,14 @@ describe("on-demand pages stay exact and bounded (second review)", () => {
   const far = (y: number, m: number, d: number, h = 0, mi = 0) => Date.UTC(y, m - 1, d, h, mi);
 
   it("ten SECONDLY series answer a page in 2040 without stalling", () => {
-    const calendar = snapshot(...Array.from({ length: 10 }, (_, i) => vevent(`UID:sec-${i}`, "DTSTART:20260101T090000Z", "RRULE:FREQ=SECONDLY")).flat());
-    const page = searchPage(calendar, { window: { start: far(2040, 6, 1, 12), endExclusive: far(2040, 6, 2) }, mode: "startWithin", limit: 1 });
+    const calendar = snapshot(
+      ...Array.from({ length: 10 }, (_, i) => vevent(`UID:sec-${i}`, "DTSTART:20260101T090000Z", "RRULE:FREQ=SECONDLY")).flat(),
+    );
+    const page = searchPage(calendar, {
+      window: { start: far(2040, 6, 1, 12), endExclusive: far(2040, 6, 2) },
+      mode: "startWithin",
+      limit: 1,
+    });
     expect(page.occurrences.map((occurrence) => occurrence.start)).toEqual([far(2040, 6, 1, 12)]);
     expect(page.complete).toBe(true);
   });
@@ -126,17 +153,28 @@ describe("on-demand pages stay exact and bounded (second review)", () => {
 
   it("an RDATE period on a rule's slot keeps its own end when a page is judged", () => {
     const calendar = snapshot(
-      ...vevent("UID:p", "DTSTART:20260101T000000Z", "DURATION:PT3H", "RRULE:FREQ=HOURLY", "RDATE;VALUE=PERIOD:20400601T070000Z/20400601T073000Z"),
+      ...vevent(
+        "UID:p",
+        "DTSTART:20260101T000000Z",
+        "DURATION:PT3H",
+        "RRULE:FREQ=HOURLY",
+        "RDATE;VALUE=PERIOD:20400601T070000Z/20400601T073000Z",
+      ),
     );
     const window = { start: far(2040, 6, 1, 9, 30), endExclusive: far(2040, 6, 1, 12) };
-    const hours = (limit: number) => searchAll(calendar, window, "overlap", limit).map((occurrence) => new Date(occurrence.start).getUTCHours());
+    const hours = (limit: number) =>
+      searchAll(calendar, window, "overlap", limit).map((occurrence) => new Date(occurrence.start).getUTCHours());
     expect(hours(100)).toEqual([7, 8, 9, 10, 11].filter((hour) => hour !== 7));
     expect(hours(1)).toEqual(hours(100));
   });
 
   it("a long look-back does not use up the per-query cap before the window", () => {
     const calendar = snapshot(...vevent("UID:m", "DTSTART:20260101T000000Z", "DURATION:P14D", "RRULE:FREQ=MINUTELY"));
-    const page = searchPage(calendar, { window: { start: far(2040, 6, 1, 9), endExclusive: far(2040, 6, 1, 9, 5) }, mode: "startWithin", limit: 5 });
+    const page = searchPage(calendar, {
+      window: { start: far(2040, 6, 1, 9), endExclusive: far(2040, 6, 1, 9, 5) },
+      mode: "startWithin",
+      limit: 5,
+    });
     expect(page.occurrences).toHaveLength(5);
   });
 

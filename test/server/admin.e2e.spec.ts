@@ -8,17 +8,26 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FeedFailure, ReloadOutcome, SourceKind } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
+import { type FeedServer, startFeedServer, status, versioned } from "../support/feed-server.js";
 import { feed } from "../support/feeds.js";
-import { startFeedServer, status, versioned, type FeedServer } from "../support/feed-server.js";
+import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const MAX_BYTES = 64 * 1024;
 
 const calendarText = (summary: string, ...extra: string[][]) =>
-  feed(["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"], ["UID:standup@calq.test", "DTSTART:20261002T020000Z", "DTEND:20261002T023000Z", `SUMMARY:${summary}`], ...extra);
+  feed(
+    ["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"],
+    ["UID:standup@calq.test", "DTSTART:20261002T020000Z", "DTEND:20261002T023000Z", `SUMMARY:${summary}`],
+    ...extra,
+  );
 
-const withDiagnostic = calendarText("imported", ["UID:broken@calq.test", "DTSTART:20261002T050000Z", "DTEND:20261002T040000Z", "SUMMARY:ends first"]);
+const withDiagnostic = calendarText("imported", [
+  "UID:broken@calq.test",
+  "DTSTART:20261002T050000Z",
+  "DTEND:20261002T040000Z",
+  "SUMMARY:ends first",
+]);
 
 let provider: FeedServer;
 let served: TestServer;
@@ -32,7 +41,11 @@ beforeAll(async () => {
       local: calendarText("local v1", ["UID:reversed@calq.test", "DTSTART:20261002T050000Z", "DTEND:20261002T040000Z"]),
       real: calendarText("real v1"),
       // A garbled property whose text must never reach the log.
-      private: calendarText("private", ["UID:garbled@calq.test", "DTSTART:20261002T050000Z", 'DESCRIPTION;X-P="unterminated:Confidential merger talks']),
+      private: calendarText("private", [
+        "UID:garbled@calq.test",
+        "DTSTART:20261002T050000Z",
+        'DESCRIPTION;X-P="unterminated:Confidential merger talks',
+      ]),
     },
     config: {
       calendars: [
@@ -206,7 +219,9 @@ describe("ImportCalendar", () => {
 
   it("imports a file with diagnostics when allow_diagnostics is set, and reports them", async () => {
     const response = await admin.importCalendar({ calendarId: "local", ics: Buffer.from(withDiagnostic), allowDiagnostics: true });
-    expect(response.status?.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid])).toEqual([["END_BEFORE_START", "broken@calq.test"]]);
+    expect(response.status?.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid])).toEqual([
+      ["END_BEFORE_START", "broken@calq.test"],
+    ]);
     expect(onDisk()).toBe(withDiagnostic);
     expect(await summaries("local")).toEqual(["imported"]);
   });
@@ -237,7 +252,13 @@ describe("ImportCalendar", () => {
 
   it("keeps the read-only service's small request limit: a feed-sized search request is refused", async () => {
     const failure = await failureOf(
-      admin.searchEvents({ calendarId: "x".repeat(70 * 1024), start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP }),
+      admin.searchEvents({
+        calendarId: "x".repeat(70 * 1024),
+        start: "2026-10-02",
+        endExclusive: "2026-10-03",
+        timezone: "UTC",
+        matchMode: MatchMode.OVERLAP,
+      }),
     );
     expect(failure.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
   });

@@ -4,17 +4,17 @@
  * slow source), SERVING once it is done, NOT_SERVING again while draining.
  */
 import type { ServerResponse } from "node:http";
-import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   HealthCheckRequestSchema,
+  type HealthCheckResponse,
   HealthCheckResponseSchema,
   HealthCheckResponse_ServingStatus as ServingStatus,
-  type HealthCheckResponse,
 } from "../../gen/grpc/health/v1/health_pb.js";
 import { parseConfig } from "../../src/config/calq-config.js";
-import { startServer, type RunningServer } from "../../src/server/server.js";
+import { type RunningServer, startServer } from "../../src/server/server.js";
 import { startFeedServer } from "../support/feed-server.js";
 import { ics, vevent } from "../support/feeds.js";
 

@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
 import { ics, vevent } from "../support/feeds.js";
+import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const ISSUER = "https://id.calq.test";
@@ -91,14 +91,17 @@ const search = (bearer: string) =>
   );
 
 describe("JWT authentication", () => {
-  it.each(["RS256", "ES256", "HS256"] as const)("accepts a good %s token; sub is the principal, calq.yaml lends its primary calendar", async (alg) => {
-    const bearer = await token(alg === "RS256" ? rsa : alg === "ES256" ? ec : "HS256");
-    expect((await search(bearer)).events.map((event) => event.summary)).toEqual(["Review"]);
-    const caller = await client.getCallerContext(bearer);
-    expect(caller.principalId).toBe("an");
-    expect(caller.primaryCalendarId).toBe("work");
-    expect(caller.timezone).toBe("Asia/Ho_Chi_Minh");
-  });
+  it.each(["RS256", "ES256", "HS256"] as const)(
+    "accepts a good %s token; sub is the principal, calq.yaml lends its primary calendar",
+    async (alg) => {
+      const bearer = await token(alg === "RS256" ? rsa : alg === "ES256" ? ec : "HS256");
+      expect((await search(bearer)).events.map((event) => event.summary)).toEqual(["Review"]);
+      const caller = await client.getCallerContext(bearer);
+      expect(caller.principalId).toBe("an");
+      expect(caller.primaryCalendarId).toBe("work");
+      expect(caller.timezone).toBe("Asia/Ho_Chi_Minh");
+    },
+  );
 
   it("keeps static tokens from calq.yaml working", async () => {
     expect((await search("static-an")).events).toHaveLength(1);
@@ -110,15 +113,23 @@ describe("JWT authentication", () => {
     ["for another audience", () => token(rsa, { aud: "someone-else" })],
     ["from another issuer", () => token(rsa, { iss: "https://evil.test" })],
     ["signed by a key not in the JWKS", async () => token({ ...(await signer("RS256", "rsa-1")) })],
-    ["with a tampered payload", async () => {
-      const [header, , signature] = (await token(rsa)).split(".");
-      const payload = Buffer.from(JSON.stringify({ sub: "auditor", iss: ISSUER, aud: AUDIENCE, exp: 9_999_999_999 })).toString("base64url");
-      return `${header}.${payload}.${signature}`;
-    }],
-    ["unsigned (alg none)", async () => {
-      const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
-      return `${encode({ alg: "none" })}.${encode({ sub: "an", iss: ISSUER, aud: AUDIENCE, exp: 9_999_999_999 })}.`;
-    }],
+    [
+      "with a tampered payload",
+      async () => {
+        const [header, , signature] = (await token(rsa)).split(".");
+        const payload = Buffer.from(JSON.stringify({ sub: "auditor", iss: ISSUER, aud: AUDIENCE, exp: 9_999_999_999 })).toString(
+          "base64url",
+        );
+        return `${header}.${payload}.${signature}`;
+      },
+    ],
+    [
+      "unsigned (alg none)",
+      async () => {
+        const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+        return `${encode({ alg: "none" })}.${encode({ sub: "an", iss: ISSUER, aud: AUDIENCE, exp: 9_999_999_999 })}.`;
+      },
+    ],
   ];
 
   it.each(refusals)("refuses a token %s with the same UNAUTHENTICATED answer as any bad credential", async (_case, make) => {
@@ -139,9 +150,16 @@ describe("JWT authentication", () => {
     const failure = await failureOf(search(await token(rsa, { scope: "openid profile" })));
     expect(failure.errorInfo?.reason).toBe("CALENDAR_NOT_ACCESSIBLE");
     const outsider = await token(rsa, { sub: "mallory", scope: "calendar.read" });
-    expect((await failureOf(client.searchEvents({ calendarId: "work", start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP }, outsider))).errorInfo?.reason).toBe(
-      "CALENDAR_NOT_ACCESSIBLE",
-    );
+    expect(
+      (
+        await failureOf(
+          client.searchEvents(
+            { calendarId: "work", start: "2026-10-02", endExclusive: "2026-10-03", timezone: "UTC", matchMode: MatchMode.OVERLAP },
+            outsider,
+          ),
+        )
+      ).errorInfo?.reason,
+    ).toBe("CALENDAR_NOT_ACCESSIBLE");
     const auditor = await token(rsa, { sub: "mallory", scope: "calendar.read.any" });
     expect((await client.listCalendars(auditor)).calendars.map((calendar) => calendar.id)).toEqual(["work"]);
   });

@@ -4,9 +4,9 @@
  * once with RESOURCE_EXHAUSTED (health stays answerable).
  */
 import http2 from "node:http2";
-import * as grpc from "@grpc/grpc-js";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import * as grpc from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import { Health, HealthCheckRequestSchema } from "../../gen/grpc/health/v1/health_pb.js";
@@ -39,9 +39,11 @@ describe("deadlines", () => {
       // Watch never ends by itself while the server serves.
       const trailers = await new Promise<http2.IncomingHttpHeaders>((resolve) => stream.on("trailers", resolve));
       expect(trailers["grpc-status"]).toBe(String(grpc.status.DEADLINE_EXCEEDED));
-      await expect.poll(() => lines.find((line) => line.msg === "rpc" && line.method === "grpc.health.v1.Health/Watch")).toMatchObject({
-        code: "DEADLINE_EXCEEDED",
-      });
+      await expect
+        .poll(() => lines.find((line) => line.msg === "rpc" && line.method === "grpc.health.v1.Health/Watch"))
+        .toMatchObject({
+          code: "DEADLINE_EXCEEDED",
+        });
     } finally {
       session.close();
       await served.close();

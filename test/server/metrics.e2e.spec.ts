@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
 import { ics, vevent } from "../support/feeds.js";
+import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const feed = () =>
@@ -50,7 +50,14 @@ const sample = (text: string, series: string) => {
 
 describe("metrics on the admin port", () => {
   it("counts calls by method and code, and times them", async () => {
-    const request = { calendarId: "work", start: "2026-10-01", endExclusive: "2026-10-08", timezone: "UTC", matchMode: MatchMode.OVERLAP, limit: 1 };
+    const request = {
+      calendarId: "work",
+      start: "2026-10-01",
+      endExclusive: "2026-10-08",
+      timezone: "UTC",
+      matchMode: MatchMode.OVERLAP,
+      limit: 1,
+    };
     const first = await client.searchEvents(request);
     await client.searchEvents(request);
     await failureOf(client.searchEvents({ ...request, limit: 1000 }));

@@ -122,7 +122,10 @@ describe("server reflection", () => {
     client.close();
 
     const fileNames = (answer: ReflectionResponse) =>
-      answer.getFileDescriptorResponse()!.getFileDescriptorProtoList_asU8().map((bytes) => FileDescriptorProto.decode(bytes));
+      answer
+        .getFileDescriptorResponse()!
+        .getFileDescriptorProtoList_asU8()
+        .map((bytes) => FileDescriptorProto.decode(bytes));
     expect(answers).toHaveLength(3);
     const files = fileNames(answers[0]);
     // The file first, then every file it imports, transitively (field_behavior.proto extends descriptor.proto).

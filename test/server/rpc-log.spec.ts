@@ -10,8 +10,8 @@ import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { observeCalls } from "../../src/server/call-observer.js";
 import { pinoLogger } from "../../src/server/log.js";
 import { rpcLog } from "../../src/server/rpc-log.js";
-import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
 import { ics, vevent } from "../support/feeds.js";
+import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 /** A pino logger whose lines are parsed back into records. */
@@ -25,7 +25,9 @@ describe("pino-backed logger", () => {
   it("writes one JSON line per record with a string level, an ISO time and the message", () => {
     const { log, lines } = capturedLog();
     log({ level: "warn", msg: "calendar load failed", calendar_id: "work" });
-    expect(lines).toEqual([{ level: "warn", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), msg: "calendar load failed", calendar_id: "work" }]);
+    expect(lines).toEqual([
+      { level: "warn", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), msg: "calendar load failed", calendar_id: "work" },
+    ]);
   });
 
   it("redacts credential-looking keys even when a caller slips", () => {
@@ -42,7 +44,9 @@ describe("one log line per RPC", () => {
 
   beforeAll(async () => {
     served = await startTestServer({
-      calendars: { work: ics(...vevent("UID:secret-meeting", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", "SUMMARY:Acquisition talks")) },
+      calendars: {
+        work: ics(...vevent("UID:secret-meeting", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", "SUMMARY:Acquisition talks")),
+      },
       config: {
         calendars: [{ id: "work", source: "work.ics", readers: ["an"] }],
         principals: [
@@ -111,7 +115,10 @@ describe("INTERNAL errors", () => {
     );
     const error = await createClient(Health, transport)
       .check({})
-      .then(() => undefined, (caught: unknown) => ConnectError.from(caught));
+      .then(
+        () => undefined,
+        (caught: unknown) => ConnectError.from(caught),
+      );
     expect(error?.code).toBe(Code.Internal);
     expect(error?.rawMessage).not.toContain("/srv");
     const rpc = lines.find((line) => line.msg === "rpc")!;
@@ -122,10 +129,9 @@ describe("INTERNAL errors", () => {
 
   it("audits every call to an audited service", async () => {
     const { log, lines } = capturedLog();
-    const transport = createRouterTransport(
-      ({ service }) => service(Health, { check: () => ({}), async *watch() {} }),
-      { router: { interceptors: [observeCalls(log, [rpcLog(log, new Set(["grpc.health.v1.Health"]))])] } },
-    );
+    const transport = createRouterTransport(({ service }) => service(Health, { check: () => ({}), async *watch() {} }), {
+      router: { interceptors: [observeCalls(log, [rpcLog(log, new Set(["grpc.health.v1.Health"]))])] },
+    });
     await createClient(Health, transport).check({});
     expect(lines.filter((line) => line.kind === "audit")).toEqual([
       expect.objectContaining({ msg: "admin call", method: "grpc.health.v1.Health/Check", code: "OK" }),

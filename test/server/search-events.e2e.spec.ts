@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MatchMode, WindowRelation } from "../../gen/calq/v1/calendar_service_pb.js";
-import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
 import { ics, vevent } from "../support/feeds.js";
+import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const HCM = "Asia/Ho_Chi_Minh";
@@ -10,10 +10,30 @@ const MINUTE = 60_000;
 function workCalendar(extra: string[] = []): string {
   return ics(
     "X-WR-TIMEZONE:Asia/Ho_Chi_Minh",
-    ...vevent("UID:review", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000", "SUMMARY:Design review"),
-    ...vevent("UID:checkin", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T080000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T090000", "SUMMARY:Check-in ending at 09:00"),
-    ...vevent("UID:lunch", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T120000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T130000", "SUMMARY:Lunch starting at 12:00"),
-    ...vevent("UID:workshop", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T113000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T123000", "SUMMARY:Workshop 11:30-12:30"),
+    ...vevent(
+      "UID:review",
+      "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000",
+      "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000",
+      "SUMMARY:Design review",
+    ),
+    ...vevent(
+      "UID:checkin",
+      "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T080000",
+      "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T090000",
+      "SUMMARY:Check-in ending at 09:00",
+    ),
+    ...vevent(
+      "UID:lunch",
+      "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T120000",
+      "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T130000",
+      "SUMMARY:Lunch starting at 12:00",
+    ),
+    ...vevent(
+      "UID:workshop",
+      "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T113000",
+      "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T123000",
+      "SUMMARY:Workshop 11:30-12:30",
+    ),
     ...vevent("UID:reminder", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T090000", "SUMMARY:Reminder at 09:00"),
     ...vevent("UID:holiday", "DTSTART;VALUE=DATE:20261002", "SUMMARY:Holiday"),
     ...vevent(
@@ -92,9 +112,7 @@ describe("SearchEvents over gRPC", () => {
   });
 
   it("START_WITHIN leaves out what starts before the window", async () => {
-    const response = await client.searchEvents(
-      friday("2026-10-02T09:00:00+07:00", "2026-10-02T12:00:00+07:00", MatchMode.START_WITHIN),
-    );
+    const response = await client.searchEvents(friday("2026-10-02T09:00:00+07:00", "2026-10-02T12:00:00+07:00", MatchMode.START_WITHIN));
     expect(response.events.map((event) => event.summary)).toEqual(["Reminder at 09:00", "Daily stand-up", "Workshop 11:30-12:30"]);
   });
 
@@ -140,9 +158,7 @@ describe("SearchEvents over gRPC", () => {
     const failure = await failureOf(client.searchEvents({ ...request, cursor: forged }));
     expect(failure.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(failure.errorInfo?.reason).toBe("INVALID_CURSOR");
-    expect((await failureOf(client.searchEvents({ ...request, cursor: `${first.nextCursor}x` }))).errorInfo?.reason).toBe(
-      "INVALID_CURSOR",
-    );
+    expect((await failureOf(client.searchEvents({ ...request, cursor: `${first.nextCursor}x` }))).errorInfo?.reason).toBe("INVALID_CURSOR");
   });
 
   it("refuses a cursor replayed by another principal", async () => {
@@ -171,7 +187,14 @@ describe("SearchEvents over gRPC", () => {
     const first = await client.searchEvents(request);
     served.writeCalendar(
       "work",
-      workCalendar(vevent("UID:added", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T070000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T071500", "SUMMARY:Added later")),
+      workCalendar(
+        vevent(
+          "UID:added",
+          "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T070000",
+          "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T071500",
+          "SUMMARY:Added later",
+        ),
+      ),
     );
     expect(await served.server.store.reload("work")).toMatchObject({ outcome: "loaded" });
     const rest: string[] = [];
@@ -319,10 +342,7 @@ describe("the operator's log", () => {
 
 describe("who may read what", () => {
   it("lets calendar.read.any read another's calendar, and audit-logs it", async () => {
-    const response = await client.searchEvents(
-      { ...friday("2026-10-02", "2026-10-03"), calendarId: "binh-private" },
-      "token-auditor",
-    );
+    const response = await client.searchEvents({ ...friday("2026-10-02", "2026-10-03"), calendarId: "binh-private" }, "token-auditor");
     expect(response.events.map((event) => event.summary)).toEqual(["Doctor"]);
     expect(logs).toContainEqual(
       expect.objectContaining({ kind: "audit", principal: "auditor", calendar_id: "binh-private", capability: "calendar.read.any" }),

@@ -9,16 +9,16 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CalendarService,
   GetCallerContextRequestSchema,
-  GetCallerContextResponseSchema,
   type GetCallerContextResponse,
+  GetCallerContextResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { TlsSettings } from "../../src/config/server-config.js";
 import { certificateAuthority, leafCertificate, type Pem } from "../support/certificates.js";
@@ -77,7 +77,11 @@ function whoAmI(address: string, credentials: grpc.ChannelCredentials, token?: s
 }
 
 const trusting = (pem?: Pem) =>
-  grpc.credentials.createSsl(Buffer.from(ca.cert), pem === undefined ? null : Buffer.from(pem.key), pem === undefined ? null : Buffer.from(pem.cert));
+  grpc.credentials.createSsl(
+    Buffer.from(ca.cert),
+    pem === undefined ? null : Buffer.from(pem.key),
+    pem === undefined ? null : Buffer.from(pem.cert),
+  );
 
 describe("TLS", () => {
   let served: TestServer;
@@ -97,7 +101,9 @@ describe("TLS", () => {
   });
 
   it("does not speak cleartext on a TLS port", async () => {
-    await expect(whoAmI(served.address, grpc.credentials.createInsecure(), "token-an")).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    await expect(whoAmI(served.address, grpc.credentials.createInsecure(), "token-an")).rejects.toMatchObject({
+      code: grpc.status.UNAVAILABLE,
+    });
   });
 
   it("is reachable by calq search --tls-ca", async () => {

@@ -21,7 +21,8 @@ function store(): CalendarStore {
 }
 
 const feed = (summary: string) => ics(...vevent("UID:e", "DTSTART:20261002T020000Z", "DTEND:20261002T030000Z", `SUMMARY:${summary}`));
-const summaries = (calendars: CalendarStore) => calendars.view("work")!.snapshot!.index.items.map((occurrence) => occurrence.details.summary);
+const summaries = (calendars: CalendarStore) =>
+  calendars.view("work")!.snapshot!.index.items.map((occurrence) => occurrence.details.summary);
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "calq-store-"));
@@ -105,9 +106,7 @@ describe("calendar store", () => {
     });
     await calendars.reload("work");
     expect(summaries(calendars)).toEqual(["first", "second"]);
-    expect(calendars.view("work")!.snapshot!.diagnostics).toEqual([
-      expect.objectContaining({ code: "FEED_COMPONENTS_CAPPED", line: 17 }),
-    ]);
+    expect(calendars.view("work")!.snapshot!.diagnostics).toEqual([expect.objectContaining({ code: "FEED_COMPONENTS_CAPPED", line: 17 })]);
   });
 
   it("refuses a file over the size limit, keeping what it served", async () => {

@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CalendarConfig } from "../../src/config/calq-config.js";
-import { nextDelay, RefreshScheduler } from "../../src/store/refresh-scheduler.js";
 import { CalendarStore } from "../../src/store/calendar-store.js";
+import { nextDelay, RefreshScheduler } from "../../src/store/refresh-scheduler.js";
+import { type FeedServer, startFeedServer, versioned } from "../support/feed-server.js";
 import { feed } from "../support/feeds.js";
-import { startFeedServer, versioned, type FeedServer } from "../support/feed-server.js";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -77,7 +77,13 @@ describe("the refresh scheduler", () => {
 
   it("polls a URL feed on its interval, conditionally, and stops polling when stopped", async () => {
     provider = await startFeedServer(versioned(text("v1"), "1"));
-    const store = run({ id: "c", name: "c", readers: [], refreshMs: 150, source: { kind: "http", url: new URL(provider.url), headers: new Map() } });
+    const store = run({
+      id: "c",
+      name: "c",
+      readers: [],
+      refreshMs: 150,
+      source: { kind: "http", url: new URL(provider.url), headers: new Map() },
+    });
     await until(() => summary(store) === "v1", "the first poll");
     await until(() => provider!.requests.length >= 3, "two more polls");
     expect(provider.requests[2]["if-none-match"]).toBe('"1"');
@@ -95,7 +101,9 @@ describe("the refresh scheduler", () => {
     dir = mkdtempSync(join(tmpdir(), "calq-watch-"));
     const path = join(dir, "c.ics");
     writeFileSync(path, text("v1"));
-    const store = new CalendarStore([{ id: "c", name: "c", readers: [], refreshMs: 5 * MINUTE, source: { kind: "file", path } }], { retentionMs: MINUTE });
+    const store = new CalendarStore([{ id: "c", name: "c", readers: [], refreshMs: 5 * MINUTE, source: { kind: "file", path } }], {
+      retentionMs: MINUTE,
+    });
     await store.loadAll();
     scheduler = new RefreshScheduler(store, [store.view("c")!.config]);
     scheduler.start();

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateFeed } from "../../bench/generate-feed.js";
-import { Budget } from "../../src/expand/series.js";
+import { Budget } from "../../src/expand/budget.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
 import { buildSnapshot, buildSnapshotYielding } from "../../src/store/snapshot.js";
 
@@ -26,7 +26,8 @@ describe("a yielding build", () => {
       finished = true;
       const oneGo = buildSnapshot(feed, input);
       expect(turns).toBeGreaterThan(2);
-      const keys = (items: typeof oneGo.index.items) => items.map(({ start, end, slot, details }) => `${details.uid} ${slot} ${start} ${end}`);
+      const keys = (items: typeof oneGo.index.items) =>
+        items.map(({ start, end, slot, details }) => `${details.uid} ${slot} ${start} ${end}`);
       expect(keys(yielding.index.items)).toEqual(keys(oneGo.index.items));
       expect(yielding.diagnostics).toEqual(oneGo.diagnostics);
     } finally {
@@ -35,21 +36,24 @@ describe("a yielding build", () => {
   });
 
   it("does not count time others held the loop against the expansion budget", async () => {
-    // Others hold the loop for 200 ms at every turn they get: far more, in all, than the budget.
-    const budgetMs = 600;
-    let held = 0;
+    // The build's clock runs with the wall clock, and others hold the loop for a
+    // whole minute of it at every turn they get: far more, in all, than the budget.
+    const budgetMs = 5_000;
+    let heldMs = 0;
+    const clock = () => Date.now() + heldMs;
     const hog = setInterval(() => {
-      const until = Date.now() + 200;
-      while (Date.now() < until) held += 0;
-      held++;
+      heldMs += 60_000;
     }, 0);
     try {
-      const started = Date.now();
-      const snapshot = await buildSnapshotYielding(feed, { calendarId: "c", limits: { ...defaultLimits(now), budgetMs }, readAt: now });
-      const elapsed = Date.now() - started;
-      expect(held).toBeGreaterThan(0);
+      const started = clock();
+      const snapshot = await buildSnapshotYielding(feed, {
+        calendarId: "c",
+        limits: { ...defaultLimits(now), budgetMs, clock },
+        readAt: now,
+      });
+      const elapsed = clock() - started;
       expect(snapshot.diagnostics.map((diagnostic) => diagnostic.code)).not.toContain("EXPANSION_BUDGET_EXHAUSTED");
-      // The guard above only means something if the build really took longer than the budget.
+      // The guard above only means something if, on the build's clock, it took longer than the budget.
       expect(elapsed).toBeGreaterThan(budgetMs);
     } finally {
       clearInterval(hog);
@@ -57,10 +61,16 @@ describe("a yielding build", () => {
   });
 });
 
-describe("Budget.extend", () => {
-  it("moves the deadline later", () => {
-    const budget = new Budget(Date.now() - 1);
-    budget.extend(60_000);
-    for (let i = 0; i < 2048; i++) expect(budget.allows()).toBe(true);
+describe("Budget", () => {
+  it("is exhausted once its clock passes the deadline, and extend moves the deadline later", () => {
+    let now = 1_000;
+    const late = new Budget(999, Number.POSITIVE_INFINITY, () => now);
+    let allowed = 0;
+    while (late.allows()) allowed++;
+    expect(allowed).toBe(1023);
+    const extended = new Budget(999, Number.POSITIVE_INFINITY, () => now);
+    extended.extend(60_000);
+    now += 59_000;
+    for (let i = 0; i < 4096; i++) expect(extended.allows()).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
  * The calq command as a user runs it: a real child process of
  * `node bin/calq.mjs ...`, for end-to-end tests of the CLI.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 
 export const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
@@ -35,7 +35,7 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<Reg
  */
 export async function startCalqServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; address: string }> {
   const child = spawnNode([CALQ, "serve", ...args], env);
-  const [, host, port] = await waitForOutput(child, /listening on (\S+):(\d+)[^]*\nserving \d+ calendar/);
+  const [, host, port] = await waitForOutput(child, /listening on (\S+):(\d+)[\s\S]*\nserving \d+ calendar/);
   return { child, address: `${host}:${port}` };
 }
 

@@ -54,21 +54,27 @@ export function versioned(text: string, version: string): Answer {
   };
 }
 
-export const status = (code: number, body = "upstream says no"): Answer => (_request, response) => {
-  response.writeHead(code, { "content-type": "text/plain" }).end(body);
-};
+export const status =
+  (code: number, body = "upstream says no"): Answer =>
+  (_request, response) => {
+    response.writeHead(code, { "content-type": "text/plain" }).end(body);
+  };
 
 /** Sends `text` but claims it is longer, then drops the connection: a body cut in transit. */
-export const cutShort = (text: string): Answer => (_request, response) => {
-  response.writeHead(200, { "content-type": "text/calendar", "content-length": String(Buffer.byteLength(text) * 2) });
-  response.write(text, () => response.socket?.destroy());
-};
+export const cutShort =
+  (text: string): Answer =>
+  (_request, response) => {
+    response.writeHead(200, { "content-type": "text/calendar", "content-length": String(Buffer.byteLength(text) * 2) });
+    response.write(text, () => response.socket?.destroy());
+  };
 
 /** Streams chunks with no Content-Length, then drops the connection mid-body. */
-export const cutChunked = (text: string): Answer => (_request, response) => {
-  response.writeHead(200, { "content-type": "text/calendar" });
-  response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy());
-};
+export const cutChunked =
+  (text: string): Answer =>
+  (_request, response) => {
+    response.writeHead(200, { "content-type": "text/calendar" });
+    response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy());
+  };
 
 /** Sends headers, then never finishes the body (until the server closes). */
 export const stall: Answer = (_request, response) => {
@@ -80,17 +86,19 @@ export const stall: Answer = (_request, response) => {
 export const silent: Answer = () => {};
 
 /** `bytes` of filler with no Content-Length, streamed in 64 KiB chunks. */
-export const endless = (bytes: number): Answer => (_request, response) => {
-  response.writeHead(200, { "content-type": "text/calendar" });
-  const chunk = Buffer.alloc(64 * 1024, "X");
-  let sent = 0;
-  const pump = () => {
-    while (sent < bytes) {
-      sent += chunk.length;
-      if (!response.write(chunk)) return void response.once("drain", pump);
-    }
-    response.end();
+export const endless =
+  (bytes: number): Answer =>
+  (_request, response) => {
+    response.writeHead(200, { "content-type": "text/calendar" });
+    const chunk = Buffer.alloc(64 * 1024, "X");
+    let sent = 0;
+    const pump = () => {
+      while (sent < bytes) {
+        sent += chunk.length;
+        if (!response.write(chunk)) return void response.once("drain", pump);
+      }
+      response.end();
+    };
+    response.on("error", () => {});
+    pump();
   };
-  response.on("error", () => {});
-  pump();
-};

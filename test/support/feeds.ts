@@ -4,7 +4,7 @@
  */
 import type { Occurrence } from "../../src/expand/occurrence.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
-import { searchPage, type Position } from "../../src/search/search-occurrences.js";
+import { type Position, searchPage } from "../../src/search/search-occurrences.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
 import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
 

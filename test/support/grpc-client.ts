@@ -2,16 +2,9 @@
  * A plain @grpc/grpc-js client for calq, the way any gRPC caller would use
  * it: protobuf bytes over HTTP/2, errors read from grpc-status-details-bin.
  */
+
+import { create, type DescMessage, fromBinary, type MessageInitShape, type MessageShape, toBinary } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
-import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
-import {
-  GetCallerContextRequestSchema,
-  GetCallerContextResponseSchema,
-  ListCalendarsRequestSchema,
-  ListCalendarsResponseSchema,
-  SearchEventsRequestSchema,
-  SearchEventsResponseSchema,
-} from "../../gen/calq/v1/calendar_service_pb.js";
 import {
   GetCalendarStatusRequestSchema,
   GetCalendarStatusResponseSchema,
@@ -20,7 +13,15 @@ import {
   ReloadCalendarRequestSchema,
   ReloadCalendarResponseSchema,
 } from "../../gen/calq/v1/calendar_admin_service_pb.js";
-import { BadRequestSchema, ErrorInfoSchema, type BadRequest, type ErrorInfo } from "../../gen/google/rpc/error_details_pb.js";
+import {
+  GetCallerContextRequestSchema,
+  GetCallerContextResponseSchema,
+  ListCalendarsRequestSchema,
+  ListCalendarsResponseSchema,
+  SearchEventsRequestSchema,
+  SearchEventsResponseSchema,
+} from "../../gen/calq/v1/calendar_service_pb.js";
+import { type BadRequest, BadRequestSchema, type ErrorInfo, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 
 const SERVICE = "/calq.v1.CalendarService";
@@ -29,7 +30,10 @@ const ADMIN_SERVICE = "/calq.v1.CalendarAdminService";
 export class CalqGrpcClient {
   private readonly client: grpc.Client;
 
-  constructor(address: string, private readonly token?: string) {
+  constructor(
+    address: string,
+    private readonly token?: string,
+  ) {
     this.client = new grpc.Client(address, grpc.credentials.createInsecure());
   }
 
@@ -46,7 +50,13 @@ export class CalqGrpcClient {
   }
 
   getCalendarStatus(calendarId = "", token: string | null = this.token ?? null) {
-    return this.call(`${ADMIN_SERVICE}/GetCalendarStatus`, GetCalendarStatusRequestSchema, GetCalendarStatusResponseSchema, { calendarId }, token);
+    return this.call(
+      `${ADMIN_SERVICE}/GetCalendarStatus`,
+      GetCalendarStatusRequestSchema,
+      GetCalendarStatusResponseSchema,
+      { calendarId },
+      token,
+    );
   }
 
   reloadCalendar(calendarId: string, token: string | null = this.token ?? null) {

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig, sha256Hex } from "../../src/config/calq-config.js";
 import type { Logger } from "../../src/server/log.js";
+import { type RunningServer, type ServerOptions, startServer } from "../../src/server/server.js";
 import { ics, vevent } from "./feeds.js";
-import { startServer, type RunningServer, type ServerOptions } from "../../src/server/server.js";
 
 export interface TestServer {
   readonly server: RunningServer;
@@ -52,7 +52,14 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   };
   const config = parseConfig(document, dir);
   // Tests reload by hand; a test about refreshing turns it back on through `serve`.
-  const server = await startServer({ refreshFeeds: false, ...options.serve, config, port: 0, now: options.now, log: options.log ?? (() => {}) });
+  const server = await startServer({
+    refreshFeeds: false,
+    ...options.serve,
+    config,
+    port: 0,
+    now: options.now,
+    log: options.log ?? (() => {}),
+  });
   const address = `127.0.0.1:${server.port}`;
   return {
     server,
@@ -72,7 +79,12 @@ export function startDesignReviewServer(): Promise<TestServer> {
   return startTestServer({
     calendars: {
       work: ics(
-        ...vevent("UID:review", "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000", "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000", "SUMMARY:Design review"),
+        ...vevent(
+          "UID:review",
+          "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000",
+          "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T093000",
+          "SUMMARY:Design review",
+        ),
       ),
     },
     config: {

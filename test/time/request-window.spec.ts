@@ -38,12 +38,8 @@ describe("request instants", () => {
   });
 
   it("checks the offset against the zone at that instant, summer and winter", () => {
-    expect(refusal("2026-07-01T09:00:00-05:00", "2026-07-01T10:00:00-04:00", "America/New_York").reason).toBe(
-      "TIMEZONE_OFFSET_MISMATCH",
-    );
-    expect(window("2026-12-01T09:00:00-05:00", "2026-12-01T10:00:00-05:00", "America/New_York").start).toBe(
-      Date.UTC(2026, 11, 1, 14),
-    );
+    expect(refusal("2026-07-01T09:00:00-05:00", "2026-07-01T10:00:00-04:00", "America/New_York").reason).toBe("TIMEZONE_OFFSET_MISMATCH");
+    expect(window("2026-12-01T09:00:00-05:00", "2026-12-01T10:00:00-05:00", "America/New_York").start).toBe(Date.UTC(2026, 11, 1, 14));
   });
 
   it("reads local wall time without offset in the zone", () => {
@@ -81,9 +77,7 @@ describe("request instants", () => {
   });
 
   it("keeps milliseconds and refuses non-zero digits below them", () => {
-    expect(window("2026-10-02T09:00:00.123+07:00", "2026-10-02T10:00:00.123000+07:00").start).toBe(
-      Date.UTC(2026, 9, 2, 2, 0, 0, 123),
-    );
+    expect(window("2026-10-02T09:00:00.123+07:00", "2026-10-02T10:00:00.123000+07:00").start).toBe(Date.UTC(2026, 9, 2, 2, 0, 0, 123));
     expect(refusal("2026-10-02T09:00:00.1234+07:00", "2026-10-02T10:00:00+07:00").reason).toBe("INVALID_TIMESTAMP");
   });
 

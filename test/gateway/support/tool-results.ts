@@ -18,7 +18,11 @@ const outputValidators = new Map(buildToolCatalog().tools.map((tool) => [tool.na
 
 /** Calls a tool; a successful result's structured content must fit the tool's output schema. */
 export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<CallResult> {
-  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
+  const result = (await client.callTool({ name, arguments: args })) as {
+    content: { type: string; text: string }[];
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+  };
   const text = result.content.map((part) => part.text).join("\n");
   if (result.isError !== true) expect(outputValidators.get(name)!.problems(result.structuredContent)).toEqual([]);
   return { text, isError: result.isError === true, structured: result.structuredContent };

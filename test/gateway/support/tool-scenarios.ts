@@ -23,8 +23,16 @@ export const SEARCH_REFUSALS: readonly [code: string, change: Record<string, unk
   ["invalid_timestamp", { start: "Friday 9am" }, "start"],
   ["unknown_timezone", { timezone: "ICT" }, "timezone"],
   ["timezone_offset_mismatch", { start: "2026-10-02T09:00:00Z" }, "start"],
-  ["ambiguous_timezone", { calendar_id: "new-york", timezone: "America/New_York", start: "2026-11-01T01:30:00", end_exclusive: "2026-11-01T03:00:00" }, "start"],
-  ["nonexistent_local_time", { calendar_id: "new-york", timezone: "America/New_York", start: "2026-03-08T02:30:00", end_exclusive: "2026-03-08T04:00:00" }, "start"],
+  [
+    "ambiguous_timezone",
+    { calendar_id: "new-york", timezone: "America/New_York", start: "2026-11-01T01:30:00", end_exclusive: "2026-11-01T03:00:00" },
+    "start",
+  ],
+  [
+    "nonexistent_local_time",
+    { calendar_id: "new-york", timezone: "America/New_York", start: "2026-03-08T02:30:00", end_exclusive: "2026-03-08T04:00:00" },
+    "start",
+  ],
   ["invalid_limit", { limit: 500 }, "limit"],
   ["invalid_cursor", { cursor: "not-a-cursor" }, "cursor"],
   ["calendar_not_accessible", { calendar_id: "binh-private" }, ""],
@@ -42,7 +50,11 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
     const result = await callTool(an, "search_calendar_events", FRIDAY_MORNING);
     const events = eventsOf(result);
     expect(events.map((event) => event.summary)).toEqual(["Design review", "Architecture workshop"]);
-    expect(events[0]).toMatchObject({ start_local: "2026-10-02T08:30:00+07:00", end_local: "2026-10-02T09:30:00+07:00", window_relation: "crosses_start" });
+    expect(events[0]).toMatchObject({
+      start_local: "2026-10-02T08:30:00+07:00",
+      end_local: "2026-10-02T09:30:00+07:00",
+      window_relation: "crosses_start",
+    });
     expect(events[1].window_relation).toBe("crosses_end");
     expect(result.text).toContain("- Fri 2026-10-02 08:30-09:30 +07:00 Design review @ Room 3.2 [crosses_start]");
     expect(result.text).toContain("No more pages.");
@@ -101,11 +113,22 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
 
   it("refuses an expired cursor with cursor_expired", async () => {
     const { clock } = gateway.seed();
-    const first = await callTool(an, "search_calendar_events", { ...FRIDAY_MORNING, start: "2026-09-01", end_exclusive: "2026-11-01", limit: 2 });
+    const first = await callTool(an, "search_calendar_events", {
+      ...FRIDAY_MORNING,
+      start: "2026-09-01",
+      end_exclusive: "2026-11-01",
+      limit: 2,
+    });
     const cursor = (first.structured as { next_cursor: string }).next_cursor;
     clock.now += 16 * 60_000;
     try {
-      const later = await callTool(an, "search_calendar_events", { ...FRIDAY_MORNING, start: "2026-09-01", end_exclusive: "2026-11-01", limit: 2, cursor });
+      const later = await callTool(an, "search_calendar_events", {
+        ...FRIDAY_MORNING,
+        start: "2026-09-01",
+        end_exclusive: "2026-11-01",
+        limit: 2,
+        cursor,
+      });
       expect(errorCode(later)).toBe("cursor_expired");
     } finally {
       clock.now -= 16 * 60_000;
@@ -131,7 +154,12 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
 
   it("tells the caller's time zone and the service's current time", async () => {
     const result = await callTool(an, "get_user_context", {});
-    expect(result.structured).toEqual({ principal_id: "an", timezone: "Asia/Ho_Chi_Minh", current_time: "2026-09-30T01:00:00Z", primary_calendar_id: "work" });
+    expect(result.structured).toEqual({
+      principal_id: "an",
+      timezone: "Asia/Ho_Chi_Minh",
+      current_time: "2026-09-30T01:00:00Z",
+      primary_calendar_id: "work",
+    });
     expect(result.text).toContain("Recorded time zone: Asia/Ho_Chi_Minh (local time now Wed 2026-09-30 08:00 +07:00).");
   });
 
