@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// The `calq` command. The sources are TypeScript run through tsx's loader, so
-// a fresh `npm ci` is all it needs: there is no build step to forget.
-import { register } from "tsx/esm/api";
+// The `calq` command: runs the compiled code in dist/ (`npm run build` makes
+// it; `npm start` and `npm test` build first).
+import { existsSync } from "node:fs";
 
-register();
-await import("../src/cli/main.ts");
+const main = new URL("../dist/src/cli/main.js", import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write("calq: dist/ is missing; run `npm run build` first\n");
+  process.exit(2);
+}
+await import(main.href);

@@ -18,11 +18,6 @@ import type { Snapshot } from "../store/snapshot.js";
 import { isRequestZone } from "../time/request-window.js";
 import { UsageError } from "./usage-error.js";
 
-export const CHECK_USAGE = `usage: calq check FILE.ics [--timezone ZONE] [--config calq.yaml]
-
-  --timezone ZONE  the IANA zone calq.yaml would give the calendar (it overrides X-WR-TIMEZONE)
-  --config FILE    read with the feed limits of this calq.yaml (feeds:), not the defaults`;
-
 const ZONE_SOURCES: Record<Snapshot["zoneSource"], string> = {
   config: "given by --timezone, as calq.yaml's timezone would",
   feed: "from the feed's X-WR-TIMEZONE",

@@ -6,61 +6,110 @@
  *   calq check FILE.ics [--timezone Z]  (check-command.ts)
  *   calq tools | calq mcp               (gateway/cli.ts)
  *
+ * Only the command that runs is loaded: `calq help` and `calq CMD --help`
+ * read the usage texts alone (usage.ts), so they start in a few tens of
+ * milliseconds rather than after the server, the client and the gateway.
+ *
  * Exits 2 on bad usage or a bad config: a one-line message, then the usage
  * of the command that was misused only (the whole manual is `calq help`).
  */
-import { ConfigError } from "../config/calq-config.js";
-import { GATEWAY_USAGE, runGatewayCommand } from "../gateway/cli.js";
-import { stderrLogger } from "../server/log.js";
-import { CHECK_USAGE, check } from "./check-command.js";
-import { SEARCH_USAGE, search } from "./search-command.js";
-import { SERVE_USAGE, serve } from "./serve-command.js";
+import { CHECK_USAGE, GATEWAY_USAGE, SEARCH_USAGE, SERVE_USAGE } from "./usage.js";
 import { UsageError } from "./usage-error.js";
 
-const USAGE = `${SERVE_USAGE}\n\n${SEARCH_USAGE}\n\n${CHECK_USAGE}`;
+/** What a command does when it finishes: an exit status, or keep running (a server). */
+type Outcome = number | "running";
 
-/** The usage printed after a mistake in each command. */
-const COMMAND_USAGE: Readonly<Record<string, string>> = { serve: SERVE_USAGE, search: SEARCH_USAGE, check: CHECK_USAGE };
-
-/** After an unknown command: what the commands are, not every option of each. */
-const COMMANDS = `usage: calq serve|search|check|tools|mcp ...   (calq help shows every option)`;
-
-function usageOf(command: string | undefined): string {
-  return command !== undefined && Object.hasOwn(COMMAND_USAGE, command) ? COMMAND_USAGE[command] : COMMANDS;
+interface Command {
+  readonly usage: string;
+  readonly run: (argv: string[]) => Promise<Outcome>;
 }
 
-async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
+/** Every command, its usage and how to load and run it. */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  serve: {
+    usage: SERVE_USAGE,
+    run: async (argv) => {
+      await (await import("./serve-command.js")).serve(argv);
+      return "running";
+    },
+  },
+  search: { usage: SEARCH_USAGE, run: async (argv) => (await import("./search-command.js")).search(argv) },
+  check: { usage: CHECK_USAGE, run: async (argv) => (await import("./check-command.js")).check(argv) },
+  tools: {
+    usage: GATEWAY_USAGE,
+    run: async (argv) => {
+      await (await import("../gateway/cli.js")).printTools(argv);
+      return 0;
+    },
+  },
+  mcp: {
+    usage: GATEWAY_USAGE,
+    run: async (argv) => {
+      await (await import("../gateway/cli.js")).serveMcp(argv);
+      return "running";
+    },
+  },
+};
+
+const MANUAL = `${SERVE_USAGE}\n\n${SEARCH_USAGE}\n\n${CHECK_USAGE}\n\n${GATEWAY_USAGE}`;
+
+/** After an unknown command: what the commands are, not every option of each. */
+const SUMMARY = `usage: calq ${Object.keys(COMMANDS).join("|")} ...   (calq help shows every option)`;
+
+function commandNamed(name: string | undefined): Command | undefined {
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
+
+/** True for a mistake in how calq was called, as opposed to a failure while running. */
+async function isUsageMistake(error: unknown): Promise<boolean> {
+  if (error instanceof UsageError) return true;
+  if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) return true;
+  const { ConfigError } = await import("../config/calq-config.js");
+  if (error instanceof ConfigError) return true;
+  const { isGatewayUsageError } = await import("../gateway/cli.js");
+  return isGatewayUsageError(error);
+}
+
+/** Writes `text` and waits until it is handed to the OS, so a pipe gets all of it before exit. */
+function writeAll(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => stream.write(text, () => resolve()));
+}
+
+async function main(argv: string[]): Promise<number | "running"> {
+  const [name, ...rest] = argv;
+  const command = commandNamed(name);
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    await writeAll(process.stdout, `${MANUAL}\n`);
+    return 0;
+  }
   try {
-    if (command !== undefined && Object.hasOwn(COMMAND_USAGE, command) && (rest.includes("--help") || rest.includes("-h"))) {
-      process.stdout.write(`${COMMAND_USAGE[command]}\n`);
-      return;
+    if (command === undefined) throw new UsageError(`unknown command "${name}"`);
+    if (rest.includes("--help") || rest.includes("-h")) {
+      await writeAll(process.stdout, `${command.usage}\n`);
+      return 0;
     }
-    if (command === "serve") return await serve(rest);
-    if (command === "search") process.exit(await search(rest));
-    if (command === "check") process.exit(await check(rest));
-    if (command !== undefined && (await runGatewayCommand(command, rest))) return;
-    if (command === undefined || command === "help" || command === "--help" || command === "-h") {
-      process.stdout.write(`${USAGE}\n\n${GATEWAY_USAGE}\n`);
-      return;
-    }
-    throw new UsageError(`unknown command "${command}"`);
+    return await command.run(rest);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError) {
-      process.stderr.write(`calq: ${error.message}\n${error instanceof UsageError ? `${usageOf(command)}\n` : ""}`);
-      process.exit(2);
-    }
-    if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
-      process.stderr.write(`calq: ${error.message}\n${usageOf(command)}\n`);
-      process.exit(2);
+    if (await isUsageMistake(error)) {
+      const shown = error instanceof Error ? error.message : String(error);
+      const isConfig = error instanceof Error && error.name === "ConfigError";
+      await writeAll(process.stderr, `calq: ${shown}\n${isConfig ? "" : `${command?.usage ?? SUMMARY}\n`}`);
+      return 2;
     }
     if (error instanceof Error && "code" in error && error.code === "EADDRINUSE") {
-      process.stderr.write(`calq: the address is already in use (${error.message})\n`);
-      process.exit(1);
+      await writeAll(process.stderr, `calq: the address is already in use (${error.message})\n`);
+      return 1;
     }
+    const { stderrLogger } = await import("../server/log.js");
     stderrLogger({ level: "error", msg: "calq failed", error: error instanceof Error ? error.message : String(error) });
-    process.exit(1);
+    return 1;
   }
 }
 
-await main(process.argv.slice(2));
+const outcome = await main(process.argv.slice(2));
+if (outcome !== "running") {
+  // A finished command may leave a client's connection open: exit, once what it printed is out.
+  await writeAll(process.stdout, "");
+  await writeAll(process.stderr, "");
+  process.exit(outcome);
+}

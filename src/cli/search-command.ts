@@ -28,22 +28,6 @@ import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { codeName } from "../server/call-observer.js";
 import { UsageError } from "./usage-error.js";
 
-/** The usage text of `calq search`. */
-export const SEARCH_USAGE = `usage: calq search --calendar ID --start T --end-exclusive T --timezone ZONE --mode overlap|start-within [options]
-
-  --calendar ID         a calendar id, or "primary" for your own
-  --start T             first instant, included: 2026-10-02T09:00 (read in --timezone), 2026-10-02, or with an offset
-  --end-exclusive T     first instant after the window, same forms
-  --timezone ZONE       IANA zone the window is read in and times are shown in (Asia/Ho_Chi_Minh)
-  --mode M              overlap (anything sharing time with the window) or start-within (starting in it)
-  --limit N             events per page, 1 to 100 (default 20)
-  --cursor C            continue from a page's cursor
-  --all                 follow cursors to the last page
-  --json                print the responses as JSON instead of a table
-  --address HOST:PORT   server address (or CALQ_ADDRESS; default 127.0.0.1:50051)
-  --token T             bearer token (or CALQ_TOKEN)
-  --tls-ca FILE         connect with TLS, trusting this CA (or CALQ_TLS_CA)`;
-
 const MODES: Record<string, MatchMode> = { overlap: MatchMode.OVERLAP, "start-within": MatchMode.START_WITHIN };
 
 const RELATIONS: Record<WindowRelation, string> = {

@@ -9,19 +9,10 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import YAML from "yaml";
 import { type CalqConfig, directoryConfig, parseConfig, readConfigDocument } from "../config/calq-config.js";
-import { printableConfig, resolveServeSettings, SETTING_FLAGS, settingsHelp } from "../config/server-config.js";
+import { printableConfig, resolveServeSettings, SETTING_FLAGS } from "../config/server-config.js";
 import { pinoLogger } from "../server/log.js";
 import { type RunningServer, startServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
-
-/** The usage text of `calq serve`; the settings part comes from the settings table itself. */
-export const SERVE_USAGE = `usage: calq serve --data DIR [options]
-
-  --data DIR                        folder with calq.yaml, or with *.ics files (then a dev token is needed)
-  --dev-token T                     bearer token of principal "dev" when DIR has no calq.yaml (or CALQ_DEV_TOKEN)
-  --print-config                    print the merged configuration, secrets redacted, and exit
-
-${settingsHelp()}`;
 
 /** Runs `calq serve ARGS`; resolves once serving (signals end the process), or after --print-config. */
 export async function serve(argv: string[]): Promise<void> {

@@ -23,22 +23,6 @@ import { buildToolCatalog } from "./tool-schemas.js";
 
 const DEFAULT_SERVICE_URL = "http://127.0.0.1:50051";
 
-/** The gateway's part of `calq help`. */
-export const GATEWAY_USAGE = `usage: calq tools --format openai|anthropic|mcp
-       calq mcp [--service URL] [--tls-ca FILE] [--http PORT [--host H] [--allow-plaintext-non-loopback]]
-
-  --format F       print the calq tools as OpenAI function tools (strict), Anthropic tools or MCP tools
-  --service URL    the calq service to call (default $CALQ_SERVICE_URL, else ${DEFAULT_SERVICE_URL});
-                   https:// trusts the system's CAs, or --tls-ca
-  --tls-ca FILE    trust this CA (PEM) for an https:// service (or CALQ_TLS_CA)
-  --http PORT      serve MCP over Streamable HTTP at http://H:PORT/mcp (0 picks a free port);
-                   each request's bearer token is forwarded to calq as the caller's
-                   without --http: MCP over stdio, as the caller whose token is in CALQ_TOKEN
-  --host H         address to bind with --http (default 127.0.0.1); an address other
-                   machines can reach is refused, since requests carry bearer tokens
-  --allow-plaintext-non-loopback
-                   serve --http on a non-loopback --host anyway: a proxy in front terminates TLS`;
-
 function readCa(path: string): Buffer {
   try {
     return readFileSync(path);
@@ -47,34 +31,24 @@ function readCa(path: string): Buffer {
   }
 }
 
-/** Runs `calq tools ...` or `calq mcp ...`; false when `command` is not the gateway's. */
-export async function runGatewayCommand(command: string, argv: string[]): Promise<boolean> {
-  if (command !== "tools" && command !== "mcp") return false;
-  try {
-    if (command === "tools") printTools(argv);
-    else await serveMcp(argv);
-  } catch (error) {
-    const usage =
-      error instanceof GatewayUsageError ||
-      error instanceof PlaintextRefusedError ||
-      (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
-    if (!usage) throw error;
-    process.stderr.write(`calq: ${(error as Error).message}\n${GATEWAY_USAGE}\n`);
-    process.exit(2);
-  }
-  return true;
+/** A mistake in how `calq tools` or `calq mcp` was called: `calq` prints it with the usage and exits 2. */
+export class GatewayUsageError extends Error {}
+
+/** True for an error that is the caller's usage mistake rather than a failure. */
+export function isGatewayUsageError(error: unknown): boolean {
+  return error instanceof GatewayUsageError || error instanceof PlaintextRefusedError;
 }
 
-class GatewayUsageError extends Error {}
-
-function printTools(argv: string[]): void {
+/** `calq tools ARGS`: prints the tool schemas. */
+export async function printTools(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { format: { type: "string" } }, strict: true });
   const format = values.format as ToolFormat | undefined;
   if (format === undefined || !FORMATS.includes(format)) throw new GatewayUsageError(`--format must be one of ${FORMATS.join(", ")}`);
   process.stdout.write(`${JSON.stringify(toolsInFormat(buildToolCatalog().tools, format), null, 2)}\n`);
 }
 
-async function serveMcp(argv: string[]): Promise<void> {
+/** `calq mcp ARGS`: serves MCP over stdio or Streamable HTTP until stopped. */
+export async function serveMcp(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {

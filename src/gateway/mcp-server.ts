@@ -4,7 +4,7 @@
  * environment; HTTP: the request's bearer token), never from a tool
  * argument.
  */
-import { readFileSync } from "node:fs";
+
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -15,12 +15,11 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import packageJson from "../../package.json" with { type: "json" };
 import type { ToolExecutor } from "./execute.js";
 import { MCP_PROTOCOL_VERSION, mcpTool } from "./formats.js";
 
-const PACKAGE = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-
-const SERVER_INFO = { name: "calq", title: "calq calendar search", version: PACKAGE.version };
+const SERVER_INFO = { name: "calq", title: "calq calendar search", version: packageJson.version };
 
 const CAPABILITIES = { tools: {} };
 

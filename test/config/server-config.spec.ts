@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SERVE_USAGE } from "../../src/cli/serve-command.js";
+import { SERVE_USAGE } from "../../src/cli/usage.js";
 import { ConfigError } from "../../src/config/calq-config.js";
 import {
   printableConfig,
