@@ -1,8 +1,28 @@
+/**
+ * Two test projects, told apart by file name:
+ *   unit  test/**\/*.spec.ts      in process: no sockets, no child processes;
+ *   e2e   test/**\/*.e2e.spec.ts  real ports, real clients, the built `calq`.
+ * test/test-layout.spec.ts keeps the names honest. `npm test` runs both (after
+ * `npm run build`, so the e2e tests run the compiled command).
+ */
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.spec.ts"],
     testTimeout: 20_000,
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/**/*.spec.ts"], exclude: ["test/**/*.e2e.spec.ts"] } },
+      { extends: true, test: { name: "e2e", include: ["test/**/*.e2e.spec.ts"] } },
+    ],
+    coverage: {
+      provider: "v8",
+      include: ["src/**/*.ts"],
+      reporter: ["text-summary", "json-summary"],
+      // The layers the rest stands on: core (pure) and service.
+      thresholds: {
+        "src/{time,ics,expand,index,search}/**": { lines: 95, branches: 87, functions: 95 },
+        "src/{feeds,store,config}/**": { lines: 90, branches: 80, functions: 85 },
+      },
+    },
   },
 });
