@@ -21,7 +21,7 @@ export default defineConfig({
       // The layers the rest stands on: core (pure) and service.
       thresholds: {
         "src/{time,ics,expand,index,search}/**": { lines: 95, branches: 87, functions: 95 },
-        "src/{feeds,store,config}/**": { lines: 90, branches: 80, functions: 85 },
+        "src/{feeds,store,config}/**": { lines: 90, branches: 76, functions: 85 },
       },
     },
   },

@@ -13,7 +13,9 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import IcalExpander from "ical-expander";
 import { MatchMode } from "../gen/calq/v1/calendar_service_pb.js";
-import { type CalendarConfig, parseConfig, sha256Hex } from "../src/config/calq-config.js";
+import { parseConfig } from "../src/config/calq-config.js";
+import type { CalendarConfig } from "../src/config/config-model.js";
+import { sha256Hex } from "../src/config/secret.js";
 import { searchPage } from "../src/search/search-occurrences.js";
 import { startServer } from "../src/server/server.js";
 import { CalendarStore, defaultLimits } from "../src/store/calendar-store.js";
@@ -105,8 +107,10 @@ const config = parseConfig(
     principals: [{ id: "bench", primary: "bench", tokens: [`sha256:${sha256Hex("bench-token")}`] }],
   },
   dir,
+  "calq.yaml",
+  {},
 );
-const server = await startServer({ config, port: 0, log: () => {} });
+const server = await startServer({ config, env: {}, port: 0, log: () => {} });
 const client = new CalqGrpcClient(`127.0.0.1:${server.port}`, "bench-token");
 const overGrpc: number[] = [];
 for (const [i, query] of windows(1_000, 11).entries()) {

@@ -10,7 +10,8 @@
  */
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_FEED_LIMITS, type FeedLimits, loadConfigFile } from "../config/calq-config.js";
+import { type Environment, loadConfigFile } from "../config/calq-config.js";
+import { DEFAULT_FEED_LIMITS, type FeedLimits } from "../config/config-model.js";
 import { FeedFailure } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
 import { defaultLimits, snapshotFromText } from "../store/calendar-store.js";
@@ -25,7 +26,7 @@ const ZONE_SOURCES: Record<Snapshot["zoneSource"], string> = {
 };
 
 /** `calq check ARGS`: prints the report and returns the exit status. */
-export async function check(argv: string[]): Promise<number> {
+export async function check(argv: string[], env: Environment): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: { timezone: { type: "string" }, config: { type: "string" } },
@@ -33,7 +34,7 @@ export async function check(argv: string[]): Promise<number> {
     strict: true,
   });
   if (positionals.length !== 1) throw new UsageError("calq check takes one file");
-  const limits = values.config === undefined ? DEFAULT_FEED_LIMITS : loadConfigFile(values.config).feeds;
+  const limits = values.config === undefined ? DEFAULT_FEED_LIMITS : loadConfigFile(values.config, env).feeds;
   const { exitCode, report } = await checkFeed(positionals[0], values.timezone, limits);
   process.stdout.write(`${report}\n`);
   return exitCode;

@@ -13,6 +13,8 @@
  * Exits 2 on bad usage or a bad config: a one-line message, then the usage
  * of the command that was misused only (the whole manual is `calq help`).
  */
+
+import type { Environment } from "../config/calq-config.js";
 import { CHECK_USAGE, GATEWAY_USAGE, SEARCH_USAGE, SERVE_USAGE } from "./usage.js";
 import { UsageError } from "./usage-error.js";
 
@@ -21,20 +23,20 @@ type Outcome = number | "running";
 
 interface Command {
   readonly usage: string;
-  readonly run: (argv: string[]) => Promise<Outcome>;
+  readonly run: (argv: string[], env: Environment) => Promise<Outcome>;
 }
 
 /** Every command, its usage and how to load and run it. */
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: {
     usage: SERVE_USAGE,
-    run: async (argv) => {
-      await (await import("./serve-command.js")).serve(argv);
+    run: async (argv, env) => {
+      await (await import("./serve-command.js")).serve(argv, env, process.cwd());
       return "running";
     },
   },
-  search: { usage: SEARCH_USAGE, run: async (argv) => (await import("./search-command.js")).search(argv) },
-  check: { usage: CHECK_USAGE, run: async (argv) => (await import("./check-command.js")).check(argv) },
+  search: { usage: SEARCH_USAGE, run: async (argv, env) => (await import("./search-command.js")).search(argv, env) },
+  check: { usage: CHECK_USAGE, run: async (argv, env) => (await import("./check-command.js")).check(argv, env) },
   tools: {
     usage: GATEWAY_USAGE,
     run: async (argv) => {
@@ -44,8 +46,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   mcp: {
     usage: GATEWAY_USAGE,
-    run: async (argv) => {
-      await (await import("../gateway/cli.js")).serveMcp(argv);
+    run: async (argv, env) => {
+      await (await import("../gateway/cli.js")).serveMcp(argv, env);
       return "running";
     },
   },
@@ -64,7 +66,7 @@ function commandNamed(name: string | undefined): Command | undefined {
 async function isUsageMistake(error: unknown): Promise<boolean> {
   if (error instanceof UsageError) return true;
   if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) return true;
-  const { ConfigError } = await import("../config/calq-config.js");
+  const { ConfigError } = await import("../config/config-model.js");
   if (error instanceof ConfigError) return true;
   const { isGatewayUsageError } = await import("../gateway/cli.js");
   return isGatewayUsageError(error);
@@ -88,7 +90,8 @@ async function main(argv: string[]): Promise<number | "running"> {
       await writeAll(process.stdout, `${command.usage}\n`);
       return 0;
     }
-    return await command.run(rest);
+    // The one place the environment is read; everything below is handed it.
+    return await command.run(rest, process.env);
   } catch (error) {
     if (await isUsageMistake(error)) {
       const shown = error instanceof Error ? error.message : String(error);

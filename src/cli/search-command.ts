@@ -25,6 +25,7 @@ import {
   WindowRelation,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import type { Environment } from "../config/calq-config.js";
 import { codeName } from "../server/call-observer.js";
 import { UsageError } from "./usage-error.js";
 
@@ -42,6 +43,7 @@ const RELATIONS: Record<WindowRelation, string> = {
 /** Runs the search and returns the exit status: 0 found (or found nothing), 1 refused or unreachable. */
 export async function search(
   argv: string[],
+  env: Environment,
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
 ): Promise<number> {
@@ -57,9 +59,9 @@ export async function search(
       cursor: { type: "string", default: "" },
       all: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
-      address: { type: "string", default: process.env.CALQ_ADDRESS ?? "127.0.0.1:50051" },
-      token: { type: "string", default: process.env.CALQ_TOKEN },
-      "tls-ca": { type: "string", default: process.env.CALQ_TLS_CA },
+      address: { type: "string", default: env.CALQ_ADDRESS ?? "127.0.0.1:50051" },
+      token: { type: "string", default: env.CALQ_TOKEN },
+      "tls-ca": { type: "string", default: env.CALQ_TLS_CA },
     },
     strict: true,
   });

@@ -8,14 +8,15 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import YAML from "yaml";
-import { type CalqConfig, directoryConfig, parseConfig, readConfigDocument } from "../config/calq-config.js";
+import { directoryConfig, type Environment, parseConfig, readConfigDocument } from "../config/calq-config.js";
+import type { CalqConfig } from "../config/config-model.js";
 import { printableConfig, resolveServeSettings, SETTING_FLAGS } from "../config/server-config.js";
 import { pinoLogger } from "../server/log.js";
 import { type RunningServer, startServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
 
 /** Runs `calq serve ARGS`; resolves once serving (signals end the process), or after --print-config. */
-export async function serve(argv: string[]): Promise<void> {
+export async function serve(argv: string[], env: Environment, cwd: string): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -31,9 +32,9 @@ export async function serve(argv: string[]): Promise<void> {
   const document = existsSync(configPath) ? readConfigDocument(configPath) : undefined;
   const config =
     document === undefined
-      ? directoryConfig(values.data, values["dev-token"] ?? process.env.CALQ_DEV_TOKEN)
-      : parseConfig(document, values.data, configPath);
-  const settings = resolveServeSettings({ document, baseDirectory: values.data, env: process.env, flags: values });
+      ? directoryConfig(values.data, values["dev-token"] ?? env.CALQ_DEV_TOKEN)
+      : parseConfig(document, values.data, configPath, env);
+  const settings = resolveServeSettings({ document, baseDirectory: values.data, cwd, env, flags: values });
 
   if (values["print-config"]) {
     const shown = printableConfig((document as Record<string, unknown> | undefined) ?? documentOf(config), settings);
@@ -64,6 +65,7 @@ export async function serve(argv: string[]): Promise<void> {
   const server = await startServer({
     ...settings,
     config,
+    env,
     log,
     onListening: (opened) => {
       listening = opened;

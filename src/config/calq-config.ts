@@ -1,132 +1,34 @@
 /**
- * calq.yaml: the calendars, the principals who read them, and the search
- * limits. Loading checks everything up front and fails with one message that
- * names the offending entry, so a bad config never starts a half-working
- * server. Without a calq.yaml, a folder of *.ics files is served to a single
- * development principal (see `directoryConfig`).
+ * Loads calq.yaml into the config model (config-model.ts): the calendars, the
+ * principals who read them, and the search and feed limits. The document's
+ * shape is checked against the one schema (config-schema.ts) first, then its
+ * meaning here; either fails with one message naming the entry at fault, so
+ * a bad config never starts a half-working server. Without a calq.yaml, a
+ * folder of *.ics files is served to a single development principal (see
+ * `directoryConfig`). The environment is passed in, never read from here.
  */
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, isAbsolute, resolve } from "node:path";
 import YAML from "yaml";
 import { isRequestZone } from "../time/request-window.js";
+import { KNOWN_CAPABILITIES } from "./capabilities.js";
+import {
+  type CalqConfig,
+  ConfigError,
+  DEFAULT_FEED_LIMITS,
+  DEFAULT_REFRESH_MS,
+  DEFAULT_SEARCH,
+  type FeedLimits,
+  type FeedSource,
+  type SearchConfig,
+} from "./config-model.js";
+import { checkConfigShape } from "./config-schema.js";
+import { Secret, sha256Hex } from "./secret.js";
 
-/** The capability to read the calendars that list one as reader (implied for calq.yaml principals; a JWT scope). */
-export const READ = "calendar.read";
-/** The capability to read calendars one is not a reader of (audit-logged). */
-export const READ_ANY = "calendar.read.any";
-/** The capability to see feed state, reload and import (CalendarAdminService; audit-logged). */
-export const ADMIN = "calendar.admin";
-/** Every capability calq knows; JWT scopes outside it are ignored. */
-export const KNOWN_CAPABILITIES: ReadonlySet<string> = new Set([READ, READ_ANY, ADMIN]);
+/** The process environment, or what a test gives instead. */
+export type Environment = Readonly<Record<string, string | undefined>>;
 
-/**
- * A value that must never be printed: logs, errors and JSON see
- * "[redacted]"; only `reveal()` gives the value, at the one place it is sent.
- */
-export class Secret {
-  readonly #value: string;
-  constructor(value: string) {
-    this.#value = value;
-  }
-  reveal(): string {
-    return this.#value;
-  }
-  toString(): string {
-    return "[redacted]";
-  }
-  toJSON(): string {
-    return "[redacted]";
-  }
-}
-
-/** Where a calendar's ICS comes from. */
-export type FeedSource =
-  | { readonly kind: "file" /** Absolute path. */; readonly path: string }
-  | {
-      readonly kind: "http";
-      readonly url: URL;
-      /** Request headers whose values come from environment variables (feed secrets). */
-      readonly headers: ReadonlyMap<string, Secret>;
-    };
-
-export interface CalendarConfig {
-  readonly id: string;
-  readonly source: FeedSource;
-  /** How often the source is checked for a new version. */
-  readonly refreshMs: number;
-  /** IANA zone for floating times and all-day days; overrides X-WR-TIMEZONE. */
-  readonly timezone?: string;
-  readonly name: string;
-  /** Principal ids allowed to read the calendar. */
-  readonly readers: readonly string[];
-}
-
-export interface PrincipalConfig {
-  readonly id: string;
-  /** The calendar "primary" names for this principal. */
-  readonly primary?: string;
-  /** Recorded IANA zone preference. */
-  readonly timezone?: string;
-  /** Lower-case hex SHA-256 digests of the principal's bearer tokens. */
-  readonly tokenDigests: readonly string[];
-  readonly capabilities: readonly string[];
-}
-
-export interface SearchConfig {
-  readonly maxWindowDays: number;
-  readonly cursorLifetimeMinutes: number;
-  /** Environment variables holding cursor signing keys; the first signs. Empty: a random key per process. */
-  readonly cursorKeyEnv: readonly string[];
-}
-
-/** Bounds on reading one feed; hitting one is a diagnostic or a failed reload, never a crash. */
-export interface FeedLimits {
-  /** Bytes of ICS text (after HTTP decompression); a larger feed fails to load. */
-  readonly maxBytes: number;
-  /** Whole HTTP fetch, body included. */
-  readonly fetchTimeoutMs: number;
-  /** VEVENTs read per feed; later ones are left out with a diagnostic. */
-  readonly maxComponents: number;
-  readonly maxOccurrencesPerSeries: number;
-  readonly maxOccurrencesPerFeed: number;
-  /** Wall-clock time the feed's expansion may take per load. */
-  readonly expansionBudgetMs: number;
-}
-
-export interface CalqConfig {
-  readonly calendars: readonly CalendarConfig[];
-  readonly principals: readonly PrincipalConfig[];
-  readonly search: SearchConfig;
-  readonly feeds: FeedLimits;
-}
-
-/** A config that cannot be used; the message names the entry at fault. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
-
-const DEFAULT_SEARCH: SearchConfig = { maxWindowDays: 366, cursorLifetimeMinutes: 15, cursorKeyEnv: [] };
-export const DEFAULT_FEED_LIMITS: FeedLimits = {
-  maxBytes: 50 * 1024 * 1024,
-  fetchTimeoutMs: 30_000,
-  maxComponents: 100_000,
-  maxOccurrencesPerSeries: 20_000,
-  maxOccurrencesPerFeed: 1_000_000,
-  expansionBudgetMs: 2_000,
-};
-export const DEFAULT_REFRESH_MS = 5 * 60_000;
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-/** Reads DIR/calq.yaml when present, else serves DIR's *.ics to the dev principal. */
-export function loadDataDirectory(directory: string, devToken: string | undefined): CalqConfig {
-  const configPath = join(directory, "calq.yaml");
-  if (existsSync(configPath)) return loadConfigFile(configPath);
-  return directoryConfig(directory, devToken);
-}
 
 /** Every *.ics in the folder is a calendar (id = file name); principal "dev" reads them all. */
 export function directoryConfig(directory: string, devToken: string | undefined): CalqConfig {
@@ -157,8 +59,8 @@ export function directoryConfig(directory: string, devToken: string | undefined)
 }
 
 /** Loads and checks a calq.yaml. Sources are resolved relative to its folder. */
-export function loadConfigFile(path: string): CalqConfig {
-  return parseConfig(readConfigDocument(path), resolve(path, ".."), path);
+export function loadConfigFile(path: string, environment: Environment): CalqConfig {
+  return parseConfig(readConfigDocument(path), resolve(path, ".."), path, environment);
 }
 
 /** A calq.yaml as a plain document, for the sections other modules parse (server-config.ts). */
@@ -174,12 +76,8 @@ export function readConfigDocument(path: string): unknown {
  * Checks a parsed config document. Header secrets are read from `environment`
  * now, so a missing one stops the start instead of failing every fetch.
  */
-export function parseConfig(
-  document: unknown,
-  baseDirectory: string,
-  label = "calq.yaml",
-  environment: NodeJS.ProcessEnv = process.env,
-): CalqConfig {
+export function parseConfig(document: unknown, baseDirectory: string, label: string, environment: Environment): CalqConfig {
+  checkConfigShape(document, label);
   const root = record(document, label);
   const calendars = list(root.calendars, `${label}: calendars`).map((entry, i) => {
     const where = `${label}: calendars[${i}]`;
@@ -255,7 +153,7 @@ export function parseConfig(
 }
 
 /** `source:` is a path (relative to calq.yaml's folder) or an http(s) URL; `headers:` only go with a URL. */
-function parseSource(item: Record<string, unknown>, baseDirectory: string, where: string, environment: NodeJS.ProcessEnv): FeedSource {
+function parseSource(item: Record<string, unknown>, baseDirectory: string, where: string, environment: Environment): FeedSource {
   const text = requiredString(item.source, `${where}.source`);
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     if (item.headers !== undefined) throw new ConfigError(`${where}.headers: only an http(s) source sends headers`);
@@ -299,15 +197,6 @@ function parseSource(item: Record<string, unknown>, baseDirectory: string, where
 function parseFeedLimits(value: unknown, where: string): FeedLimits {
   if (value === undefined || value === null) return DEFAULT_FEED_LIMITS;
   const item = record(value, where);
-  const known = new Set([
-    "max_bytes",
-    "fetch_timeout",
-    "max_components",
-    "max_occurrences_per_series",
-    "max_occurrences_per_feed",
-    "expansion_budget",
-  ]);
-  for (const key of Object.keys(item)) if (!known.has(key)) throw new ConfigError(`${where}: unknown setting "${key}"`);
   const d = DEFAULT_FEED_LIMITS;
   const count = (key: string, fallback: number) => (item[key] === undefined ? fallback : positiveInteger(item[key], `${where}.${key}`));
   const time = (key: string, fallback: number) => (item[key] === undefined ? fallback : duration(item[key], `${where}.${key}`));
@@ -353,11 +242,6 @@ function parseSearch(value: unknown, where: string): SearchConfig {
     requiredString(name, `${where}.cursor_key_env[${i}]`),
   );
   return { maxWindowDays, cursorLifetimeMinutes, cursorKeyEnv };
-}
-
-/** Lower-case hex SHA-256 of a bearer token, as calq.yaml stores it. */
-export function sha256Hex(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
 }
 
 function record(value: unknown, where: string): Record<string, unknown> {

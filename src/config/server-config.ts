@@ -15,7 +15,7 @@
  *   auth:   { jwt: { issuer, audience, jwks_file, hs256_secret_env, clock_skew_seconds } }
  */
 import { isAbsolute, resolve } from "node:path";
-import { ConfigError } from "./calq-config.js";
+import { ConfigError } from "./config-model.js";
 
 /** Least severe level written to the log. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -69,8 +69,10 @@ export interface ServeSettings {
  * flag. This table is the only list of settings: parsing, the flags, the
  * `calq serve` usage text and the README's settings list all come from it.
  */
-interface Source {
+export interface Source {
   readonly yaml: readonly [section: string, key: string];
+  /** What calq.yaml holds there (config-schema.ts builds the schema from it); env and flags give text. */
+  readonly type: "string" | "integer" | "number" | "boolean";
   readonly env: string;
   readonly flag: string;
   /** What the flag's value is called in the usage text; a switch (no value) has none. */
@@ -81,10 +83,19 @@ interface Source {
   readonly default?: string | number;
 }
 
-const SOURCES = {
-  host: { yaml: ["server", "host"], env: "CALQ_HOST", flag: "host", value: "H", help: "address to listen on", default: "127.0.0.1" },
+export const SOURCES = {
+  host: {
+    yaml: ["server", "host"],
+    type: "string",
+    env: "CALQ_HOST",
+    flag: "host",
+    value: "H",
+    help: "address to listen on",
+    default: "127.0.0.1",
+  },
   port: {
     yaml: ["server", "port"],
+    type: "integer",
     env: "CALQ_PORT",
     flag: "port",
     value: "N",
@@ -93,12 +104,14 @@ const SOURCES = {
   },
   allowPlaintextNonLoopback: {
     yaml: ["server", "allow_plaintext_non_loopback"],
+    type: "boolean",
     env: "CALQ_ALLOW_PLAINTEXT_NON_LOOPBACK",
     flag: "allow-plaintext-non-loopback",
     help: "serve plaintext on a non-loopback address (a proxy in front terminates TLS)",
   },
   shutdownGraceSeconds: {
     yaml: ["server", "shutdown_grace_seconds"],
+    type: "number",
     env: "CALQ_SHUTDOWN_GRACE_SECONDS",
     flag: "shutdown-grace-seconds",
     value: "S",
@@ -107,6 +120,7 @@ const SOURCES = {
   },
   maxConcurrentCalls: {
     yaml: ["server", "max_concurrent_calls"],
+    type: "integer",
     env: "CALQ_MAX_CONCURRENT_CALLS",
     flag: "max-concurrent-calls",
     value: "N",
@@ -115,6 +129,7 @@ const SOURCES = {
   },
   maxRequestBytes: {
     yaml: ["server", "max_request_bytes"],
+    type: "integer",
     env: "CALQ_MAX_REQUEST_BYTES",
     flag: "max-request-bytes",
     value: "N",
@@ -123,6 +138,7 @@ const SOURCES = {
   },
   logLevel: {
     yaml: ["server", "log_level"],
+    type: "string",
     env: "CALQ_LOG_LEVEL",
     flag: "log-level",
     value: "L",
@@ -131,14 +147,23 @@ const SOURCES = {
   },
   tlsCertFile: {
     yaml: ["tls", "cert_file"],
+    type: "string",
     env: "CALQ_TLS_CERT_FILE",
     flag: "tls-cert",
     value: "FILE",
     help: "TLS certificate (PEM); with tls.key_file, the port speaks TLS only",
   },
-  tlsKeyFile: { yaml: ["tls", "key_file"], env: "CALQ_TLS_KEY_FILE", flag: "tls-key", value: "FILE", help: "TLS private key (PEM)" },
+  tlsKeyFile: {
+    yaml: ["tls", "key_file"],
+    type: "string",
+    env: "CALQ_TLS_KEY_FILE",
+    flag: "tls-key",
+    value: "FILE",
+    help: "TLS private key (PEM)",
+  },
   tlsClientCaFile: {
     yaml: ["tls", "client_ca_file"],
+    type: "string",
     env: "CALQ_TLS_CLIENT_CA_FILE",
     flag: "tls-client-ca",
     value: "FILE",
@@ -146,12 +171,14 @@ const SOURCES = {
   },
   principalFromCertificate: {
     yaml: ["tls", "principal_from_certificate"],
+    type: "boolean",
     env: "CALQ_TLS_PRINCIPAL_FROM_CERTIFICATE",
     flag: "tls-principal-from-certificate",
     help: "with mTLS, the client certificate's subject CN names the principal",
   },
   adminHost: {
     yaml: ["admin", "host"],
+    type: "string",
     env: "CALQ_ADMIN_HOST",
     flag: "admin-host",
     value: "H",
@@ -160,6 +187,7 @@ const SOURCES = {
   },
   adminPort: {
     yaml: ["admin", "port"],
+    type: "integer",
     env: "CALQ_ADMIN_PORT",
     flag: "admin-port",
     value: "N",
@@ -203,6 +231,8 @@ export interface SettingInputs {
   readonly document: unknown;
   /** Folder that relative paths in calq.yaml are read from. */
   readonly baseDirectory: string;
+  /** Folder that relative paths from a variable or a flag are read from. */
+  readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** parseArgs values; absent flags are undefined. */
   readonly flags: Readonly<Record<string, string | boolean | undefined>>;
@@ -233,7 +263,7 @@ export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
     const found = read(name);
     const value = text(name);
     if (value === undefined || found === undefined) return undefined;
-    return isAbsolute(value) ? value : resolve(found.fromYaml ? inputs.baseDirectory : process.cwd(), value);
+    return isAbsolute(value) ? value : resolve(found.fromYaml ? inputs.baseDirectory : inputs.cwd, value);
   };
   const number = (name: keyof typeof SOURCES, fallback: number, check: (n: number) => boolean, expected: string) => {
     const found = read(name);

@@ -11,7 +11,7 @@
  * Failure details name the host and an error code, never the URL's path or
  * query (private calendar links keep their secret there) nor a header value.
  */
-import type { Secret } from "../config/calq-config.js";
+import type { Secret } from "../config/secret.js";
 import { decodeFeed } from "../ics/decode.js";
 import { contentDigest, FeedFailure, type FeedRead, type FeedReader, type FeedVersion } from "./feed-read.js";
 

@@ -48,19 +48,19 @@ export async function printTools(argv: string[]): Promise<void> {
 }
 
 /** `calq mcp ARGS`: serves MCP over stdio or Streamable HTTP until stopped. */
-export async function serveMcp(argv: string[]): Promise<void> {
+export async function serveMcp(argv: string[], env: Readonly<Record<string, string | undefined>>): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
       service: { type: "string" },
-      "tls-ca": { type: "string", default: process.env.CALQ_TLS_CA },
+      "tls-ca": { type: "string", default: env.CALQ_TLS_CA },
       http: { type: "string" },
       host: { type: "string", default: "127.0.0.1" },
       "allow-plaintext-non-loopback": { type: "boolean", default: false },
     },
     strict: true,
   });
-  const serviceUrl = values.service ?? process.env.CALQ_SERVICE_URL ?? DEFAULT_SERVICE_URL;
+  const serviceUrl = values.service ?? env.CALQ_SERVICE_URL ?? DEFAULT_SERVICE_URL;
   if (!/^https?:\/\/[^/]+/.test(serviceUrl)) throw new GatewayUsageError(`--service ${serviceUrl} is not an http(s) URL`);
   const log = (record: Record<string, unknown>) =>
     process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
@@ -72,7 +72,7 @@ export async function serveMcp(argv: string[]): Promise<void> {
     log,
   );
   if (values.http === undefined) {
-    const token = process.env.CALQ_TOKEN;
+    const token = env.CALQ_TOKEN;
     if (token === undefined || token === "") throw new GatewayUsageError("calq mcp over stdio needs the caller's token in CALQ_TOKEN");
     await serveStdio(executor, token);
     return;

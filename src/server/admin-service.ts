@@ -21,7 +21,8 @@ import {
   SourceKind,
 } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalqError } from "../calq-error.js";
-import { ADMIN, type FeedLimits } from "../config/calq-config.js";
+import { ADMIN } from "../config/capabilities.js";
+import type { FeedLimits } from "../config/config-model.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
 import { contentDigest, FeedFailure } from "../feeds/feed-read.js";

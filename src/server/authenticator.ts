@@ -17,7 +17,9 @@
  */
 import type { HandlerContext } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
-import { type CalqConfig, KNOWN_CAPABILITIES, type PrincipalConfig, READ, sha256Hex } from "../config/calq-config.js";
+import { KNOWN_CAPABILITIES, READ } from "../config/capabilities.js";
+import type { CalqConfig, PrincipalConfig } from "../config/config-model.js";
+import { sha256Hex } from "../config/secret.js";
 import { callInfo } from "./call-info.js";
 import { type JwtVerifier, looksLikeJwt, TokenRejected } from "./jwt.js";
 import type { Logger } from "./log.js";

@@ -6,7 +6,7 @@
  * unknown calendar and a forbidden one give the same error, byte for byte.
  */
 import { CalqError } from "../calq-error.js";
-import { READ, READ_ANY } from "../config/calq-config.js";
+import { READ, READ_ANY } from "../config/capabilities.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Principal } from "./authenticator.js";
 import type { Logger } from "./log.js";

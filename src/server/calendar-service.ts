@@ -19,7 +19,7 @@ import {
   SearchEventsResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { CalqError } from "../calq-error.js";
-import { READ_ANY } from "../config/calq-config.js";
+import { READ_ANY } from "../config/capabilities.js";
 import type { CursorBinding, CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
 import { type Position, searchPage } from "../search/search-occurrences.js";

@@ -9,7 +9,7 @@ import type { TLSSocket } from "node:tls";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
-import { type CalqConfig, ConfigError } from "../config/calq-config.js";
+import { type CalqConfig, ConfigError } from "../config/config-model.js";
 import type { ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { removeInterruptedWrites } from "../feeds/durable-write.js";
@@ -45,8 +45,8 @@ export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | 
   /** Cursor signing keys, first signs; default: from the environment named in config, else one random key. */
   readonly cursorKeys?: readonly CursorKey[];
   readonly limits?: (now: number) => ExpansionLimits;
-  /** Where secrets named by the config are read from; default process.env. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where secrets named by the config (cursor keys, the JWT secret) are read from: the process's environment, passed in by `calq serve`. */
+  readonly env: Readonly<Record<string, string | undefined>>;
   /** Re-read feeds on their refresh interval and watch file sources (default true; tests that reload by hand turn it off). */
   readonly refreshFeeds?: boolean;
   /** Called once the port is open, before the first load of the calendars; the server may be closed from here on. */
@@ -94,9 +94,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     onUnchanged: (calendarId) => metrics?.reloaded(calendarId, "unchanged"),
   });
 
-  const cursors = new CursorCodec(options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv), lifetimeMs, now);
+  const cursors = new CursorCodec(
+    options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv, options.env),
+    lifetimeMs,
+    now,
+  );
   const authenticator = new Authenticator(config, {
-    jwt: options.jwt === undefined ? undefined : new JwtVerifier(options.jwt, { env: options.env ?? process.env, log, now }),
+    jwt: options.jwt === undefined ? undefined : new JwtVerifier(options.jwt, { env: options.env, log, now }),
     principalFromCertificate: options.tls?.principalFromCertificate,
     log,
   });
@@ -228,11 +232,11 @@ function logSnapshot(log: Logger, snapshot: Snapshot): void {
 }
 
 /** Keys named by calq.yaml's search.cursor_key_env, or one random key for this process. */
-function cursorKeysFromEnvironment(names: readonly string[]): CursorKey[] {
+function cursorKeysFromEnvironment(names: readonly string[], env: Readonly<Record<string, string | undefined>>): CursorKey[] {
   // A fresh id too, so cursors from before a restart read as expired, not forged.
   if (names.length === 0) return [{ id: randomBytes(6).toString("base64url"), secret: randomBytes(32) }];
   return names.map((name) => {
-    const secret = process.env[name];
+    const secret = env[name];
     if (secret === undefined || secret.length < 16) {
       throw new Error(`cursor key ${name} is not set in the environment or is shorter than 16 characters`);
     }

@@ -7,7 +7,7 @@
  */
 import { readFileSync, unwatchFile, watchFile } from "node:fs";
 import type { TlsOptions } from "node:tls";
-import { ConfigError } from "../config/calq-config.js";
+import { ConfigError } from "../config/config-model.js";
 import type { TlsSettings } from "../config/server-config.js";
 
 /** Node TLS options for `settings`; ConfigError names a file that cannot be read. */

@@ -9,8 +9,8 @@
  * marks the calendar stale. Reloads of one calendar run one at a time, so an
  * older read can never replace a newer one.
  */
-import type { CalendarConfig, FeedLimits } from "../config/calq-config.js";
-import { DEFAULT_FEED_LIMITS } from "../config/calq-config.js";
+import type { CalendarConfig, FeedLimits } from "../config/config-model.js";
+import { DEFAULT_FEED_LIMITS } from "../config/config-model.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { checkComplete, FeedFailure, type FeedFailureClass, type FeedReader, type FeedVersion } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";

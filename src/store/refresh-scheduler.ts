@@ -11,7 +11,7 @@
  */
 import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { CalendarConfig } from "../config/calq-config.js";
+import type { CalendarConfig } from "../config/config-model.js";
 import type { CalendarStore } from "./calendar-store.js";
 
 /** First retry after a failure is at most this long. */

@@ -61,3 +61,19 @@ describe("plaintext beyond loopback", () => {
     expect(run.stderr).toContain("--allow-plaintext-non-loopback");
   });
 });
+
+describe("a typo in calq.yaml", () => {
+  it("stops the start with status 2 and names the key, instead of being ignored", () => {
+    const dir = mkdtempSync(join(tmpdir(), "calq-typo-"));
+    try {
+      writeFileSync(join(dir, "team.ics"), ics());
+      writeFileSync(join(dir, "calq.yaml"), "calendars:\n  - id: team\n    source: team.ics\n    timzone: Asia/Ho_Chi_Minh\n");
+      const run = runCalq(["serve", "--data", dir, "--port", "0"]);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain("calendars[0].timzone: unknown key");
+      expect(run.stdout).not.toContain("listening");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

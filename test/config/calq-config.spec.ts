@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig, sha256Hex } from "../../src/config/calq-config.js";
+import { parseConfig } from "../../src/config/calq-config.js";
+import { ConfigError } from "../../src/config/config-model.js";
+import { sha256Hex } from "../../src/config/secret.js";
 
 const token = `sha256:${sha256Hex("secret")}`;
 
@@ -12,7 +14,7 @@ function base() {
 
 function refusal(document: unknown): string {
   try {
-    parseConfig(document, "/srv/calq");
+    parseConfig(document, "/srv/calq", "calq.yaml", {});
   } catch (error) {
     if (error instanceof ConfigError) return error.message;
     throw error;
@@ -22,7 +24,7 @@ function refusal(document: unknown): string {
 
 describe("calq.yaml", () => {
   it("resolves sources against the config's folder and applies search defaults", () => {
-    const config = parseConfig(base(), "/srv/calq");
+    const config = parseConfig(base(), "/srv/calq", "calq.yaml", {});
     expect(config.calendars[0]).toMatchObject({
       id: "work",
       source: { kind: "file", path: "/srv/calq/work.ics" },
@@ -145,6 +147,8 @@ describe("calq.yaml", () => {
     const config = parseConfig(
       { ...base(), feeds: { max_bytes: 1_000_000, fetch_timeout: "10s", expansion_budget: "500ms" } },
       "/srv/calq",
+      "calq.yaml",
+      {},
     );
     expect(config.feeds).toEqual({
       maxBytes: 1_000_000,
@@ -157,7 +161,7 @@ describe("calq.yaml", () => {
   });
 
   it("refuses an unknown or non-positive feed limit", () => {
-    expect(refusal({ ...base(), feeds: { max_size: 10 } })).toContain('feeds: unknown setting "max_size"');
+    expect(refusal({ ...base(), feeds: { max_size: 10 } })).toContain("calq.yaml: feeds.max_size: unknown key");
     expect(refusal({ ...base(), feeds: { max_components: 0 } })).toContain("feeds.max_components: expected a positive integer");
   });
 });

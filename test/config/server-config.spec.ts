@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SERVE_USAGE } from "../../src/cli/usage.js";
-import { ConfigError } from "../../src/config/calq-config.js";
+import { ConfigError } from "../../src/config/config-model.js";
 import {
   printableConfig,
   resolveServeSettings,
@@ -13,7 +13,7 @@ import {
 } from "../../src/config/server-config.js";
 
 const settings = (inputs: Partial<SettingInputs>) =>
-  resolveServeSettings({ document: undefined, baseDirectory: "/etc/calq", env: {}, flags: {}, ...inputs });
+  resolveServeSettings({ document: undefined, baseDirectory: "/etc/calq", cwd: "/work", env: {}, flags: {}, ...inputs });
 
 describe("serve settings: calq.yaml, then CALQ_* variables, then flags", () => {
   const document = {
@@ -60,7 +60,7 @@ describe("serve settings: calq.yaml, then CALQ_* variables, then flags", () => {
       clientCaFile: undefined,
       principalFromCertificate: false,
     });
-    expect(settings({ document: tlsDocument, flags: { "tls-cert": "mine.crt" } }).tls?.certFile).toBe(join(process.cwd(), "mine.crt"));
+    expect(settings({ document: tlsDocument, flags: { "tls-cert": "mine.crt" } }).tls?.certFile).toBe("/work/mine.crt");
   });
 
   it.each([

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { sha256Hex } from "../../src/config/calq-config.js";
+import { sha256Hex } from "../../src/config/secret.js";
 import { killed, spawnNode, startCalqServe, waitForOutput } from "../support/calq-process.js";
 import { feed } from "../support/feeds.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";

@@ -5,7 +5,8 @@
  * anything but the operator's log.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CalendarConfig, DEFAULT_FEED_LIMITS, DEFAULT_REFRESH_MS, parseConfig } from "../../src/config/calq-config.js";
+import { parseConfig } from "../../src/config/calq-config.js";
+import { type CalendarConfig, DEFAULT_FEED_LIMITS, DEFAULT_REFRESH_MS } from "../../src/config/config-model.js";
 import { CalendarStore, type LoadFailure } from "../../src/store/calendar-store.js";
 import {
   cutChunked,

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_REFRESH_MS } from "../../src/config/calq-config.js";
+import { DEFAULT_REFRESH_MS } from "../../src/config/config-model.js";
 import type { Occurrence } from "../../src/expand/occurrence.js";
 import { NotICalendarError } from "../../src/ics/parse-calendar.js";
 import { CalendarStore, defaultLimits, type ReloadOutcome } from "../../src/store/calendar-store.js";

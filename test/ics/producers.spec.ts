@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { type CalendarConfig, DEFAULT_REFRESH_MS } from "../../src/config/calq-config.js";
+import { type CalendarConfig, DEFAULT_REFRESH_MS } from "../../src/config/config-model.js";
 import type { Occurrence } from "../../src/expand/occurrence.js";
 import { type MatchMode, type Window, windowRelation } from "../../src/search/match.js";
 import { occurrenceMessage } from "../../src/server/occurrence-message.js";

@@ -59,11 +59,11 @@ describe("health", () => {
     const answer = new Promise<ServerResponse>((resolve) => (held = resolve));
     const provider = await startFeedServer((_request, response) => held(response));
     cleanups.push(() => provider.close());
-    const config = parseConfig({ calendars: [{ id: "work", source: provider.url, readers: [] }] }, "/srv/calq");
+    const config = parseConfig({ calendars: [{ id: "work", source: provider.url, readers: [] }] }, "/srv/calq", "calq.yaml", {});
 
     let listening!: (port: number) => void;
     const port = new Promise<number>((resolve) => (listening = resolve));
-    const started = startServer({ config, port: 0, log: () => {}, onListening: (address) => listening(address.port) });
+    const started = startServer({ config, env: {}, port: 0, log: () => {}, onListening: (address) => listening(address.port) });
     const client = new grpc.Client(`127.0.0.1:${await port}`, grpc.credentials.createInsecure());
     cleanups.push(() => client.close());
 

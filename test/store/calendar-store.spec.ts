@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_FEED_LIMITS } from "../../src/config/calq-config.js";
+import { DEFAULT_FEED_LIMITS } from "../../src/config/config-model.js";
 import { CalendarStore, type LoadFailure } from "../../src/store/calendar-store.js";
 import { ics, vevent } from "../support/feeds.js";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CalendarConfig } from "../../src/config/calq-config.js";
+import type { CalendarConfig } from "../../src/config/config-model.js";
 import { CalendarStore } from "../../src/store/calendar-store.js";
 import { nextDelay, RefreshScheduler } from "../../src/store/refresh-scheduler.js";
 import { type FeedServer, startFeedServer, versioned } from "../support/feed-server.js";

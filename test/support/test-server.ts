@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseConfig, sha256Hex } from "../../src/config/calq-config.js";
+import { parseConfig } from "../../src/config/calq-config.js";
+import { sha256Hex } from "../../src/config/secret.js";
 import type { Logger } from "../../src/server/log.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/server.js";
 import { ics, vevent } from "./feeds.js";
@@ -50,10 +51,11 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       tokens: (principal.tokens ?? []).map((token) => `sha256:${sha256Hex(token)}`),
     })),
   };
-  const config = parseConfig(document, dir);
+  const config = parseConfig(document, dir, "calq.yaml", options.serve?.env ?? {});
   // Tests reload by hand; a test about refreshing turns it back on through `serve`.
   const server = await startServer({
     refreshFeeds: false,
+    env: {},
     ...options.serve,
     config,
     port: 0,

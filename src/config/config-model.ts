@@ -1,0 +1,87 @@
+/**
+ * The configuration calq runs with, once read and checked: calendars and
+ * their sources, principals, search and feed limits, and their defaults.
+ * Loading it (calq-config.ts) and its schema (config-schema.ts) live apart,
+ * so the store and the server depend on the model only.
+ */
+import type { Secret } from "./secret.js";
+
+/** Where a calendar's ICS comes from. */
+export type FeedSource =
+  | { readonly kind: "file" /** Absolute path. */; readonly path: string }
+  | {
+      readonly kind: "http";
+      readonly url: URL;
+      /** Request headers whose values come from environment variables (feed secrets). */
+      readonly headers: ReadonlyMap<string, Secret>;
+    };
+
+export interface CalendarConfig {
+  readonly id: string;
+  readonly source: FeedSource;
+  /** How often the source is checked for a new version. */
+  readonly refreshMs: number;
+  /** IANA zone for floating times and all-day days; overrides X-WR-TIMEZONE. */
+  readonly timezone?: string;
+  readonly name: string;
+  /** Principal ids allowed to read the calendar. */
+  readonly readers: readonly string[];
+}
+
+export interface PrincipalConfig {
+  readonly id: string;
+  /** The calendar "primary" names for this principal. */
+  readonly primary?: string;
+  /** Recorded IANA zone preference. */
+  readonly timezone?: string;
+  /** Lower-case hex SHA-256 digests of the principal's bearer tokens. */
+  readonly tokenDigests: readonly string[];
+  readonly capabilities: readonly string[];
+}
+
+export interface SearchConfig {
+  readonly maxWindowDays: number;
+  readonly cursorLifetimeMinutes: number;
+  /** Environment variables holding cursor signing keys; the first signs. Empty: a random key per process. */
+  readonly cursorKeyEnv: readonly string[];
+}
+
+/** Bounds on reading one feed; hitting one is a diagnostic or a failed reload, never a crash. */
+export interface FeedLimits {
+  /** Bytes of ICS text (after HTTP decompression); a larger feed fails to load. */
+  readonly maxBytes: number;
+  /** Whole HTTP fetch, body included. */
+  readonly fetchTimeoutMs: number;
+  /** VEVENTs read per feed; later ones are left out with a diagnostic. */
+  readonly maxComponents: number;
+  readonly maxOccurrencesPerSeries: number;
+  readonly maxOccurrencesPerFeed: number;
+  /** Wall-clock time the feed's expansion may take per load. */
+  readonly expansionBudgetMs: number;
+}
+
+export interface CalqConfig {
+  readonly calendars: readonly CalendarConfig[];
+  readonly principals: readonly PrincipalConfig[];
+  readonly search: SearchConfig;
+  readonly feeds: FeedLimits;
+}
+
+/** A config that cannot be used; the message names the entry at fault. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+export const DEFAULT_SEARCH: SearchConfig = { maxWindowDays: 366, cursorLifetimeMinutes: 15, cursorKeyEnv: [] };
+export const DEFAULT_FEED_LIMITS: FeedLimits = {
+  maxBytes: 50 * 1024 * 1024,
+  fetchTimeoutMs: 30_000,
+  maxComponents: 100_000,
+  maxOccurrencesPerSeries: 20_000,
+  maxOccurrencesPerFeed: 1_000_000,
+  expansionBudgetMs: 2_000,
+};
+export const DEFAULT_REFRESH_MS = 5 * 60_000;

@@ -1,0 +1,147 @@
+/**
+ * The one schema of calq.yaml (JSON Schema, checked with ajv). Every mapping
+ * closes its keys (`additionalProperties: false`), so a typo such as
+ * `timzone:` stops the start with the path of the key instead of being
+ * silently ignored. The serve sections (server, tls, admin) are built from
+ * the settings table itself, so a setting cannot be read without being
+ * allowed here, or allowed without being read.
+ *
+ * The schema checks shape and types; the loaders check meaning (ids that
+ * exist, durations in range, zones that exist) and say why in their own words.
+ */
+import { Ajv, type ErrorObject } from "ajv";
+import { ConfigError } from "./config-model.js";
+import { SOURCES, type Source } from "./server-config.js";
+
+type Schema = Readonly<Record<string, unknown>>;
+
+/** A mapping whose keys are exactly `properties`. */
+function closed(properties: Record<string, Schema>, required: readonly string[] = []): Schema {
+  return { type: "object", properties, required, additionalProperties: false };
+}
+
+const text: Schema = { type: "string", minLength: 1 };
+const texts: Schema = { type: "array", items: text };
+/** Ids may be written as numbers in YAML (`id: 2026`); the loader reads them as text. */
+const id: Schema = { type: ["string", "integer"] };
+const duration: Schema = { type: "string", description: "a number and a unit: 500ms, 30s, 5m, 1h" };
+const count: Schema = { type: "integer", description: "a positive integer" };
+
+/** The server, tls and admin sections, one key per row of the settings table. */
+function settingSections(): Record<string, Schema> {
+  const sections = new Map<string, Record<string, Schema>>();
+  for (const source of Object.values(SOURCES) as Source[]) {
+    const [section, key] = source.yaml;
+    const properties = sections.get(section) ?? {};
+    properties[key] = { type: source.type, description: source.help };
+    sections.set(section, properties);
+  }
+  return Object.fromEntries([...sections].map(([section, properties]) => [section, closed(properties)]));
+}
+
+/** calq.yaml as a whole. */
+export const CONFIG_SCHEMA: Schema = closed({
+  calendars: {
+    type: "array",
+    items: closed(
+      {
+        id,
+        source: text,
+        refresh: duration,
+        timezone: text,
+        name: text,
+        readers: { type: "array", items: id },
+        headers: {
+          type: "object",
+          additionalProperties: closed({ env: text }, ["env"]),
+        },
+      },
+      ["id", "source"],
+    ),
+  },
+  principals: {
+    type: "array",
+    items: closed(
+      {
+        id,
+        primary: text,
+        timezone: text,
+        tokens: texts,
+        capabilities: texts,
+      },
+      ["id"],
+    ),
+  },
+  feeds: closed({
+    max_bytes: count,
+    fetch_timeout: duration,
+    max_components: count,
+    max_occurrences_per_series: count,
+    max_occurrences_per_feed: count,
+    expansion_budget: duration,
+  }),
+  search: closed({
+    max_window_days: { type: "number" },
+    cursor_lifetime_minutes: { type: "number" },
+    cursor_key_env: texts,
+  }),
+  ...settingSections(),
+  auth: closed({
+    jwt: closed({
+      issuer: text,
+      audience: text,
+      jwks_file: text,
+      hs256_secret_env: text,
+      clock_skew_seconds: { type: "number" },
+    }),
+  }),
+});
+
+const validate = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(CONFIG_SCHEMA);
+
+/** `/calendars/0/timzone` as `calendars[0].timzone`. */
+function pathOf(pointer: string, extra?: string): string {
+  const parts = pointer
+    .split("/")
+    .slice(1)
+    .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
+  if (extra !== undefined) parts.push(extra);
+  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === "" ? part : `${path}.${part}`), "");
+}
+
+function describe(error: ErrorObject): string {
+  switch (error.keyword) {
+    case "additionalProperties":
+      return `${pathOf(error.instancePath, String(error.params.additionalProperty))}: unknown key`;
+    case "required":
+      return `${pathOf(error.instancePath, String(error.params.missingProperty))}: required`;
+    case "type":
+      return `${pathOf(error.instancePath) || "(the document)"}: expected ${friendlyType(String(error.params.type))}`;
+    default:
+      return `${pathOf(error.instancePath) || "(the document)"}: ${error.message ?? "invalid"}`;
+  }
+}
+
+function friendlyType(type: string): string {
+  const names: Record<string, string> = {
+    object: "a mapping",
+    array: "a list",
+    string: "a string",
+    integer: "an integer",
+    number: "a number",
+    boolean: "true or false",
+    "string,integer": "a string",
+  };
+  return names[type] ?? type;
+}
+
+/**
+ * Throws a ConfigError naming every key of `document` the schema refuses,
+ * e.g. `calq.yaml: calendars[0].timzone: unknown key`. An empty document
+ * (an empty file) is read as an empty mapping.
+ */
+export function checkConfigShape(document: unknown, label: string): void {
+  if (validate(document ?? {})) return;
+  const problems = [...new Set((validate.errors ?? []).map(describe))];
+  throw new ConfigError(`${label}: ${problems.join("; ")}`);
+}
