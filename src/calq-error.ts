@@ -3,28 +3,14 @@
  * CalqError with its reason; the server turns it into a gRPC status with a
  * google.rpc.ErrorInfo at the edge, and nowhere else.
  */
+import type { Reason as ReasonValue } from "../gen/calq/v1/reasons_pb.js";
 
-/** The refusal reasons of SPEC §8 and of the admin service, exactly as sent in ErrorInfo.reason. */
-export type Reason =
-  | "INVALID_INTERVAL"
-  | "INVALID_TIMESTAMP"
-  | "UNKNOWN_TIMEZONE"
-  | "TIMEZONE_OFFSET_MISMATCH"
-  | "AMBIGUOUS_TIMEZONE"
-  | "NONEXISTENT_LOCAL_TIME"
-  | "INVALID_MATCH_MODE"
-  | "INVALID_LIMIT"
-  | "INVALID_CURSOR"
-  | "CURSOR_EXPIRED"
-  | "CALENDAR_NOT_ACCESSIBLE"
-  | "UNAUTHENTICATED"
-  | "PROVIDER_UNAVAILABLE"
-  // The admin service's own (calendar_admin_service.proto):
-  | "ADMIN_CAPABILITY_REQUIRED"
-  | "CALENDAR_NOT_FOUND"
-  | "NOT_FILE_BACKED"
-  | "FEED_REJECTED"
-  | "FEED_NOT_WRITABLE";
+/**
+ * A refusal reason, exactly as sent in ErrorInfo.reason: a value of
+ * calq.v1.Reason (proto/calq/v1/reasons.proto) without its REASON_ prefix.
+ * The proto is the one list: a reason added there is a reason here.
+ */
+export type Reason = Exclude<keyof typeof ReasonValue, "UNSPECIFIED">;
 
 /**
  * A refusal a caller can act on. `message` is safe to show to a model: it

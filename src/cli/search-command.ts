@@ -20,6 +20,7 @@ import {
   CalendarService,
   type EventOccurrence,
   MatchMode,
+  MatchModeSchema,
   type SearchEventsResponse,
   SearchEventsResponseSchema,
   WindowRelation,
@@ -29,7 +30,12 @@ import type { Environment } from "../config/calq-config.js";
 import { codeName } from "../server/call-observer.js";
 import { UsageError } from "./usage-error.js";
 
-const MODES: Record<string, MatchMode> = { overlap: MatchMode.OVERLAP, "start-within": MatchMode.START_WITHIN };
+/** `--mode` values: the contract's modes as a command line spells them (MATCH_MODE_START_WITHIN is start-within). */
+const MODES: ReadonlyMap<string, MatchMode> = new Map(
+  MatchModeSchema.values
+    .filter((value) => value.number !== MatchMode.UNSPECIFIED)
+    .map((value) => [value.localName.toLowerCase().replaceAll("_", "-"), value.number]),
+);
 
 const RELATIONS: Record<WindowRelation, string> = {
   [WindowRelation.UNSPECIFIED]: "",
@@ -68,8 +74,8 @@ export async function search(
   for (const required of ["calendar", "start", "end-exclusive", "timezone", "mode"] as const) {
     if (values[required] === undefined) throw new UsageError(`--${required} is required`);
   }
-  const matchMode = MODES[values.mode!];
-  if (matchMode === undefined) throw new UsageError(`--mode must be overlap or start-within, not "${values.mode}"`);
+  const matchMode = MODES.get(values.mode!);
+  if (matchMode === undefined) throw new UsageError(`--mode must be ${[...MODES.keys()].join(" or ")}, not "${values.mode}"`);
   const limit = Number(values.limit);
   if (!Number.isInteger(limit)) throw new UsageError(`--limit ${values.limit} is not a whole number`);
 

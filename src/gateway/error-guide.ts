@@ -1,14 +1,17 @@
 /**
- * What each refusal asks of the caller, read from the service's proto comment
- * (the list "REASON (CODE): what to do"), plus the few codes the gateway adds
- * for what the service never sees or never explains. The tool descriptions
+ * What each refusal asks of the caller, read from calq.v1.Reason in the
+ * contract (proto/calq/v1/reasons.proto: each value's comment and status
+ * code, and each method's `reasons` option), plus the few codes the gateway
+ * adds for what the service never sees or never explains. The tool descriptions
  * list these instructions and error results repeat the one that applies, so
  * both always say the same thing.
  */
-import type { DescService } from "@bufbuild/protobuf";
-import { commentOf } from "./descriptors.js";
+import { type DescMethod, type DescService, type FileRegistry, getOption } from "@bufbuild/protobuf";
+import { code, Reason, reasons } from "../../gen/calq/v1/reasons_pb.js";
+import { Code } from "../../gen/google/rpc/code_pb.js";
+import { proseOf } from "./descriptors.js";
 
-/** One refusal reason of SPEC §8 and what the caller should do about it. */
+/** One refusal reason and what the caller should do about it. */
 export interface ErrorGuideEntry {
   /** The reason as sent in google.rpc.ErrorInfo, UPPER_SNAKE_CASE. */
   readonly reason: string;
@@ -26,44 +29,42 @@ export interface ErrorGuideEntry {
  */
 export const GATEWAY_ERRORS = {
   invalid_arguments: "the arguments do not fit this tool's schema; fix them (the caller is never an argument).",
-  internal: "the calendar service failed; tell the user, and retry later; quote the correlation id if it persists.",
   service_unavailable: "the calendar service could not be reached; retry later.",
   service_overloaded: "the calendar service is busy; retry after a short wait.",
 } as const;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
 
-const REASON_LINE = /^([A-Z][A-Z_]+) \(([A-Z_]+)\): (.*)$/;
+const REASON_ENUM = "calq.v1.Reason";
 
 /**
- * The paragraphs of the service comment between its first (the summary) and
- * the one listing the reasons: what every method promises, such as being
- * read-only and taking the caller from authentication.
+ * The paragraphs of the service comment after its first (the summary): what
+ * every method promises, such as being read-only and taking the caller from
+ * authentication, and how refusals are sent.
  */
 export function servicePromises(service: DescService): string[] {
-  const paragraphs = commentOf(service).split(/\n{2,}/);
-  const reasonsAt = paragraphs.findIndex((paragraph) => paragraph.split("\n").some((line) => REASON_LINE.test(line)));
-  return paragraphs.slice(1, reasonsAt === -1 ? paragraphs.length : reasonsAt).map((paragraph) => paragraph.replace(/\n/g, " "));
+  return proseOf(service).split("\n\n").slice(1);
 }
 
-/**
- * The reasons the service comment lists, in its order. A reason's text runs
- * from its line to the next reason or the end of the paragraph.
- */
-export function readErrorGuide(service: DescService): ErrorGuideEntry[] {
-  const entries: { reason: string; status: string; lines: string[] }[] = [];
-  let current: { reason: string; status: string; lines: string[] } | undefined;
-  for (const line of commentOf(service).split("\n")) {
-    const match = REASON_LINE.exec(line);
-    if (match !== null) {
-      current = { reason: match[1], status: match[2], lines: [match[3]] };
-      entries.push(current);
-    } else if (line === "") {
-      current = undefined;
-    } else if (current !== undefined) {
-      current.lines.push(line);
-    }
-  }
-  if (entries.length === 0) throw new Error(`the comment of ${service.typeName} lists no "REASON (CODE): instruction" lines`);
-  return entries.map(({ reason, status, lines }) => ({ reason, status, code: reason.toLowerCase(), instruction: lines.join(" ") }));
+/** Every reason of calq.v1.Reason, in the proto's order, with its status code and instruction (the value's comment). */
+export function readErrorGuide(registry: FileRegistry): ErrorGuideEntry[] {
+  const reasons = registry.getEnum(REASON_ENUM);
+  if (reasons === undefined) throw new Error(`${REASON_ENUM} is not in the descriptor set`);
+  return reasons.values
+    .filter((value) => value.number !== 0)
+    .map((value) => ({
+      reason: value.localName,
+      status: Code[getOption(value, code)],
+      code: value.localName.toLowerCase(),
+      instruction: proseOf(value),
+    }));
+}
+
+/** Reasons any call can get: it is made as someone, and the server can fail. */
+const EVERY_METHOD: ReadonlySet<string> = new Set(["UNAUTHENTICATED", "INTERNAL"]);
+
+/** The reasons `method` lists in its `reasons` option, plus those every method can give, in the guide's order. */
+export function reasonsOf(method: DescMethod, guide: readonly ErrorGuideEntry[]): ErrorGuideEntry[] {
+  const listed = new Set(getOption(method, reasons).map((reason) => Reason[reason]));
+  return guide.filter((entry) => listed.has(entry.reason) || EVERY_METHOD.has(entry.reason));
 }

@@ -26,7 +26,7 @@ export interface ToolResult {
 
 /** A refusal as the model sees it. */
 export interface ToolError {
-  /** SPEC §8 reason in lower case, or one of the gateway's own (GATEWAY_ERRORS). */
+  /** A calq.v1.Reason in lower case, or one of the gateway's own (GATEWAY_ERRORS). */
   readonly code: string;
   /** The service's own message (or the schema's problems); safe to show. */
   readonly message: string;
@@ -101,6 +101,12 @@ export class ToolExecutor {
     }
   }
 
+  /** What `code` asks of the model: the contract's instruction for a reason, the gateway's for its own codes. */
+  private instructionOf(code: string): string {
+    if (Object.hasOwn(GATEWAY_ERRORS, code)) return GATEWAY_ERRORS[code as GatewayErrorCode];
+    return this.instructions.get(code) ?? this.instructions.get("internal") ?? "";
+  }
+
   /** A failed call as the model may see it: the service's reason and words, or a bare gateway code. */
   private toToolError(error: unknown, tool: ToolDefinition): ToolError {
     const connectError = ConnectError.from(error);
@@ -115,7 +121,7 @@ export class ToolExecutor {
         error: connectError.message,
       });
       const code = gatewayCodeOf(connectError.code);
-      return { code, message: GATEWAY_MESSAGES[code], instruction: GATEWAY_ERRORS[code], fields: [], metadata: {} };
+      return { code, message: GATEWAY_MESSAGES[code], instruction: this.instructionOf(code), fields: [], metadata: {} };
     }
     const code = info.reason.toLowerCase();
     const fields = connectError
@@ -124,15 +130,15 @@ export class ToolExecutor {
     return {
       code,
       message: connectError.rawMessage,
-      instruction: this.instructions.get(code) ?? GATEWAY_ERRORS.internal,
+      instruction: this.instructionOf(code),
       fields,
       metadata: { ...info.metadata },
     };
   }
 }
 
-/** The gateway's codes for a call that failed without a calq reason. */
-type UnexplainedFailure = Exclude<GatewayErrorCode, "invalid_arguments">;
+/** The codes for a call that failed without a calq reason: the contract's "internal", or the gateway's own. */
+type UnexplainedFailure = "internal" | Exclude<GatewayErrorCode, "invalid_arguments">;
 
 /**
  * The gateway's code for a status without a calq reason. RESOURCE_EXHAUSTED

@@ -6,7 +6,7 @@
  */
 import { type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry, ScalarType } from "@bufbuild/protobuf";
 import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
-import { type ErrorGuideEntry, GATEWAY_ERRORS, readErrorGuide, servicePromises } from "./error-guide.js";
+import { type ErrorGuideEntry, GATEWAY_ERRORS, readErrorGuide, reasonsOf, servicePromises } from "./error-guide.js";
 import { enumToolName, sendableValues } from "./tool-json.js";
 
 /** A JSON Schema object, as plain data. */
@@ -50,7 +50,7 @@ export interface ToolCatalog {
 export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()): ToolCatalog {
   const service = registry.getService(SERVICE_NAME);
   if (service === undefined) throw new Error(`${SERVICE_NAME} is not in the descriptor set`);
-  const errors = readErrorGuide(service);
+  const errors = readErrorGuide(registry);
   const words = vocabulary(service, errors);
   const tools = TOOL_METHODS.map(({ name, title, method: methodName }) => {
     const method = service.methods.find((candidate) => candidate.name === methodName);
@@ -70,12 +70,12 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
 /**
  * The method's comment, the service's promises (read-only, who the caller
  * is), the request's comment and what each field of the result means; then
- * what each refusal asks of the model: the reasons the method can give
- * (refusalsOf), then the gateway's own codes, which any call can get.
+ * what each refusal asks of the model: the reasons the method lists in the
+ * proto (reasonsOf), then the gateway's own codes, which any call can get.
  */
 function toolDescription(service: DescService, method: DescMethod, errors: readonly ErrorGuideEntry[]): string {
   const results = method.output.fields.map((field) => `- \`${field.name}\`: ${proseOf(field)}`);
-  const refusals = refusalsOf(method, errors);
+  const refusals = reasonsOf(method, errors);
   return [
     proseOf(method),
     ...servicePromises(service),
@@ -87,17 +87,6 @@ function toolDescription(service: DescService, method: DescMethod, errors: reado
       ...Object.entries(GATEWAY_ERRORS).map(([code, instruction]) => `- ${code}: ${instruction}`),
     ].join("\n"),
   ].join("\n\n");
-}
-
-/**
- * The reasons `method` can be refused with. Every call is made as someone,
- * so UNAUTHENTICATED (the connection's credentials) applies to all. Every
- * other reason is about something the request names (a window, zone, mode,
- * limit, cursor or calendar), so a method whose request has no fields can
- * never give one.
- */
-function refusalsOf(method: DescMethod, errors: readonly ErrorGuideEntry[]): ErrorGuideEntry[] {
-  return method.input.fields.length > 0 ? [...errors] : errors.filter((entry) => entry.status === "UNAUTHENTICATED");
 }
 
 /**

@@ -3,6 +3,7 @@
  * epoch milliseconds. A zero-duration occurrence at t matches a window when
  * start <= t < end_exclusive, in every mode (RFC 4791 §9.9).
  */
+import { assertNever } from "../exhaustive.js";
 import type { Interval } from "../index/interval-index.js";
 
 export type MatchMode = "overlap" | "startWithin";
@@ -18,8 +19,16 @@ export interface Window {
 /** True when the occurrence matches the window in the mode. */
 export function matches(occurrence: Interval, window: Window, mode: MatchMode): boolean {
   const { start, end } = occurrence;
-  if (start === end || mode === "startWithin") return start >= window.start && start < window.endExclusive;
-  return start < window.endExclusive && end > window.start;
+  const startsWithin = start >= window.start && start < window.endExclusive;
+  if (start === end) return startsWithin;
+  switch (mode) {
+    case "overlap":
+      return start < window.endExclusive && end > window.start;
+    case "startWithin":
+      return startsWithin;
+    default:
+      return assertNever(mode, "match mode");
+  }
 }
 
 /** How a matching occurrence sits against the window. */

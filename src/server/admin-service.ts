@@ -22,7 +22,8 @@ import {
 } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalqError } from "../calq-error.js";
 import { ADMIN } from "../config/capabilities.js";
-import type { FeedLimits } from "../config/config-model.js";
+import type { FeedLimits, FeedSource } from "../config/config-model.js";
+import { assertNever } from "../exhaustive.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
 import { contentDigest, FeedFailure } from "../feeds/feed-read.js";
@@ -138,12 +139,23 @@ function rejected(metadata: Record<string, string>, message: string): CalqError 
   return new CalqError("FEED_REJECTED", `${message}; nothing was changed`, "ics", metadata);
 }
 
+function sourceKindOf(source: FeedSource): SourceKind {
+  switch (source.kind) {
+    case "file":
+      return SourceKind.FILE;
+    case "http":
+      return SourceKind.HTTP;
+    default:
+      return assertNever(source, "feed source kind");
+  }
+}
+
 function statusOf(view: CalendarView): CalendarStatus {
   const { config, snapshot, status } = view;
   const { lastFailure: failure } = status;
   return create(CalendarStatusSchema, {
     calendarId: config.id,
-    sourceKind: config.source.kind === "file" ? SourceKind.FILE : SourceKind.HTTP,
+    sourceKind: sourceKindOf(config.source),
     lastAttemptTime: optionalTime(status.lastAttemptAt),
     lastSuccessTime: optionalTime(status.lastSuccessAt),
     lastFailure:

@@ -14,6 +14,7 @@ import {
   GetCallerContextResponseSchema,
   ListCalendarsResponseSchema,
   MatchMode,
+  MatchModeSchema,
   ResolvedQuerySchema,
   type SearchEventsResponse,
   SearchEventsResponseSchema,
@@ -44,10 +45,27 @@ export interface CalendarServiceDeps {
   readonly now: () => number;
 }
 
-const MODES: Partial<Record<MatchMode, EngineMatchMode>> = {
-  [MatchMode.OVERLAP]: "overlap",
-  [MatchMode.START_WITHIN]: "startWithin",
-};
+/** The engine's mode for a mode of the contract; undefined for UNSPECIFIED and values the contract does not define. */
+function engineMode(mode: MatchMode): EngineMatchMode | undefined {
+  switch (mode) {
+    case MatchMode.OVERLAP:
+      return "overlap";
+    case MatchMode.START_WITHIN:
+      return "startWithin";
+    case MatchMode.UNSPECIFIED:
+      return undefined;
+    default:
+      // Compiles only while every mode of the contract is handled above; at run time, a number from the wire.
+      mode satisfies never;
+      return undefined;
+  }
+}
+
+/** The modes a request may send, as the contract spells them. */
+const MODE_NAMES = MatchModeSchema.values
+  .filter((value) => value.number !== MatchMode.UNSPECIFIED)
+  .map((value) => value.name)
+  .join(" or ");
 
 export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof CalendarService> {
   const { store, authenticator, cursors, log, now } = deps;
@@ -57,14 +75,8 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
     async searchEvents(request, context): Promise<SearchEventsResponse> {
       const principal = await caller(context);
       const limit = checkLimit(request.limit);
-      const mode = MODES[request.matchMode];
-      if (mode === undefined) {
-        throw new CalqError(
-          "INVALID_MATCH_MODE",
-          "match_mode is required: MATCH_MODE_OVERLAP (occurrences sharing any instant with the window) or MATCH_MODE_START_WITHIN (occurrences starting in the window)",
-          "match_mode",
-        );
-      }
+      const mode = engineMode(request.matchMode);
+      if (mode === undefined) throw new CalqError("INVALID_MATCH_MODE", `match_mode is required: ${MODE_NAMES}`, "match_mode");
       const window = resolveWindow(
         { start: request.start, endExclusive: request.endExclusive, timezone: request.timezone },
         deps.maxWindowMs,

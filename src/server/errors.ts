@@ -5,8 +5,9 @@
  * a correlation id; its details go to the log only.
  */
 import { randomUUID } from "node:crypto";
-import { create } from "@bufbuild/protobuf";
+import { create, getOption } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { code, ReasonSchema } from "../../gen/calq/v1/reasons_pb.js";
 import { BadRequest_FieldViolationSchema, BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { CalqError, type Reason } from "../calq-error.js";
 import type { Logger } from "./log.js";
@@ -14,26 +15,17 @@ import type { Logger } from "./log.js";
 /** The error domain of every calq reason. */
 export const ERROR_DOMAIN = "calq";
 
-const CODES: Record<Reason, Code> = {
-  INVALID_INTERVAL: Code.InvalidArgument,
-  INVALID_TIMESTAMP: Code.InvalidArgument,
-  UNKNOWN_TIMEZONE: Code.InvalidArgument,
-  TIMEZONE_OFFSET_MISMATCH: Code.InvalidArgument,
-  AMBIGUOUS_TIMEZONE: Code.InvalidArgument,
-  NONEXISTENT_LOCAL_TIME: Code.InvalidArgument,
-  INVALID_MATCH_MODE: Code.InvalidArgument,
-  INVALID_LIMIT: Code.InvalidArgument,
-  INVALID_CURSOR: Code.InvalidArgument,
-  CURSOR_EXPIRED: Code.FailedPrecondition,
-  CALENDAR_NOT_ACCESSIBLE: Code.PermissionDenied,
-  UNAUTHENTICATED: Code.Unauthenticated,
-  PROVIDER_UNAVAILABLE: Code.Unavailable,
-  ADMIN_CAPABILITY_REQUIRED: Code.PermissionDenied,
-  CALENDAR_NOT_FOUND: Code.NotFound,
-  NOT_FILE_BACKED: Code.FailedPrecondition,
-  FEED_REJECTED: Code.InvalidArgument,
-  FEED_NOT_WRITABLE: Code.FailedPrecondition,
-};
+/** Each reason's status code, as its `code` option in proto/calq/v1/reasons.proto gives it (google.rpc.Code and connect's Code number the codes alike). */
+const CODES: ReadonlyMap<string, Code> = new Map(
+  ReasonSchema.values.filter((value) => value.number !== 0).map((value) => [value.localName, getOption(value, code) as number as Code]),
+);
+
+/** The status code of `reason`, from the proto. */
+export function codeOf(reason: Reason): Code {
+  const found = CODES.get(reason);
+  if (found === undefined) throw new Error(`calq.v1.Reason has no value REASON_${reason}`);
+  return found;
+}
 
 /** A CalqError as the ConnectError the wire carries. */
 export function toConnectError(error: CalqError): ConnectError {
@@ -51,7 +43,7 @@ export function toConnectError(error: CalqError): ConnectError {
       }),
     });
   }
-  return new ConnectError(error.message, CODES[error.reason], undefined, details);
+  return new ConnectError(error.message, codeOf(error.reason), undefined, details);
 }
 
 /**
@@ -73,7 +65,11 @@ export function toWireError(error: unknown, log: Logger, method: string, correla
   return new ConnectError(`internal error; correlation id ${correlationId}`, Code.Internal, undefined, [
     {
       desc: ErrorInfoSchema,
-      value: create(ErrorInfoSchema, { reason: "INTERNAL", domain: ERROR_DOMAIN, metadata: { correlation_id: correlationId } }),
+      value: create(ErrorInfoSchema, {
+        reason: "INTERNAL" satisfies Reason,
+        domain: ERROR_DOMAIN,
+        metadata: { correlation_id: correlationId },
+      }),
     },
   ]);
 }

@@ -11,6 +11,7 @@
  */
 import type { CalendarConfig, FeedLimits } from "../config/config-model.js";
 import { DEFAULT_FEED_LIMITS } from "../config/config-model.js";
+import { assertNever } from "../exhaustive.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { checkComplete, FeedFailure, type FeedFailureClass, type FeedReader, type FeedVersion } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
@@ -89,9 +90,14 @@ export function defaultLimits(now: number, feeds: FeedLimits = DEFAULT_FEED_LIMI
 /** The reader for a calendar's source. */
 function feedReader(config: CalendarConfig, limits: FeedLimits): FeedReader {
   const { source } = config;
-  return source.kind === "file"
-    ? new FileFeed(source.path, limits.maxBytes)
-    : new HttpFeed({ url: source.url, headers: source.headers, maxBytes: limits.maxBytes, timeoutMs: limits.fetchTimeoutMs });
+  switch (source.kind) {
+    case "file":
+      return new FileFeed(source.path, limits.maxBytes);
+    case "http":
+      return new HttpFeed({ url: source.url, headers: source.headers, maxBytes: limits.maxBytes, timeoutMs: limits.fetchTimeoutMs });
+    default:
+      return assertNever(source, "feed source kind");
+  }
 }
 
 /** Builds a snapshot from complete feed text, letting searches in between its phases; throws FeedFailure when the text cannot be one. */

@@ -56,7 +56,7 @@ describe("what the gateway passes on from a failed call", () => {
       const result = await executor.call(executor.tool(name)!, {}, "token");
       expect(result.isError).toBe(true);
       expect(result.content[0].text).toBe(
-        "internal: the call failed\nWhat to do: the calendar service failed; tell the user, and retry later; quote the correlation id if it persists.",
+        'internal: the call failed\nWhat to do: The server failed; tell the user and retry later, quoting the correlation id (metadata "correlation_id") if it persists. Nothing else about the fault is returned.',
       );
     }
     expect(JSON.stringify(logged)).toContain("secret.example");

@@ -25,6 +25,11 @@ function catalogOfEditedProto(edit: (text: string) => string) {
 }
 
 /** The codes a description's error guide lists ("- code: instruction" after the refusal paragraph's first line). */
+/** The gateway's own codes, as every tool lists them after the contract's. */
+function everyGatewayCode(): string[] {
+  return ["invalid_arguments", "service_unavailable", "service_overloaded"];
+}
+
 function errorCodesIn(description: string): string[] {
   const guide = description.slice(description.indexOf("A refusal comes back"));
   return [...guide.matchAll(/^- ([a-z_]+): /gm)].map((match) => match[1]);
@@ -109,40 +114,55 @@ describe("tools generated from the proto descriptors", () => {
     expect(text).not.toContain("invalid_interval");
   });
 
-  it("lists for a tool without arguments only the codes it can get: unauthenticated and the gateway's own", () => {
-    const onlyCredentials = ["unauthenticated", "invalid_arguments", "internal", "service_unavailable", "service_overloaded"];
-    expect(errorCodesIn(tool("list_calendars").description)).toEqual(onlyCredentials);
-    expect(errorCodesIn(tool("get_user_context").description)).toEqual(onlyCredentials);
+  it("lists for each tool only the codes its method can give: its `reasons` option, those of every call, the gateway's own", () => {
+    const everyCall = ["unauthenticated", "internal", "invalid_arguments", "service_unavailable", "service_overloaded"];
+    expect(errorCodesIn(tool("list_calendars").description)).toEqual(everyCall);
+    expect(errorCodesIn(tool("get_user_context").description)).toEqual(everyCall);
     expect(errorCodesIn(search.description)).toEqual([
-      ...catalog.errors.map((entry) => entry.code),
-      "invalid_arguments",
+      "invalid_interval",
+      "invalid_timestamp",
+      "unknown_timezone",
+      "timezone_offset_mismatch",
+      "ambiguous_timezone",
+      "nonexistent_local_time",
+      "invalid_match_mode",
+      "invalid_limit",
+      "invalid_cursor",
+      "cursor_expired",
+      "calendar_not_accessible",
+      "unauthenticated",
+      "provider_unavailable",
       "internal",
+      "invalid_arguments",
       "service_unavailable",
       "service_overloaded",
     ]);
+    expect(errorCodesIn(search.description)).not.toContain("feed_rejected");
   });
 
-  it("lists the request's reasons for a tool once its request has a field", () => {
+  it("lists a reason in a tool's guide once the method's `reasons` option names it", () => {
     const edited = catalogOfEditedProto((text) =>
       text.replace(
-        "message ListCalendarsRequest {}",
-        "message ListCalendarsRequest {\n  // Only calendars whose id starts with this.\n  string id_prefix = 1;\n}",
+        "rpc ListCalendars(ListCalendarsRequest) returns (ListCalendarsResponse) {",
+        "rpc ListCalendars(ListCalendarsRequest) returns (ListCalendarsResponse) {\n    option (reasons) = REASON_INVALID_LIMIT;",
       ),
     );
     const list = edited.tools.find((candidate) => candidate.name === "list_calendars")!;
-    expect(errorCodesIn(list.description)).toContain("calendar_not_accessible");
-    expect(errorCodesIn(list.description)).toContain("invalid_interval");
+    expect(errorCodesIn(list.description)).toEqual(["invalid_limit", "unauthenticated", "internal", ...everyGatewayCode()]);
   });
 
-  it("reads the error guide from the service comment, one instruction per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(13);
+  it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(19);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",
       code: "ambiguous_timezone",
-      instruction: 'the local time happens twice; pick one of the two instants in the metadata ("earlier", "later") or ask the user.',
+      instruction: 'The local time happens twice; pick one of the two instants in the metadata ("earlier", "later") or ask the user.',
     });
-    expect(catalog.errors.at(-1)!.instruction).toBe("the calendar's feed has never loaded; retry later.");
+    expect(catalog.errors.find((entry) => entry.code === "cursor_expired")?.status).toBe("FAILED_PRECONDITION");
+    expect(catalog.errors.find((entry) => entry.code === "provider_unavailable")?.instruction).toBe(
+      "The calendar's feed has never loaded; retry later.",
+    );
   });
 
   it("describes the structured result from the response messages", () => {

@@ -1,7 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { CalqError } from "../../src/calq-error.js";
-import { toWireError } from "../../src/server/errors.js";
+import { ReasonSchema } from "../../gen/calq/v1/reasons_pb.js";
+import { CalqError, type Reason } from "../../src/calq-error.js";
+import { codeOf, toWireError } from "../../src/server/errors.js";
 
 describe("errors at the edge", () => {
   it("answers an unexpected fault INTERNAL with a correlation id only, and logs the rest", () => {
@@ -23,6 +24,14 @@ describe("errors at the edge", () => {
     expect(code("UNAUTHENTICATED")).toBe(Code.Unauthenticated);
     expect(code("PROVIDER_UNAVAILABLE")).toBe(Code.Unavailable);
     expect(code("INVALID_LIMIT")).toBe(Code.InvalidArgument);
+    expect(code("CALENDAR_NOT_FOUND")).toBe(Code.NotFound);
+  });
+
+  it("has a status code in the proto for every reason of calq.v1.Reason, and never OK", () => {
+    for (const value of ReasonSchema.values.filter((candidate) => candidate.number !== 0)) {
+      const status = codeOf(value.localName as Reason);
+      expect(status, value.name).toBeGreaterThan(0);
+    }
   });
 
   it("passes protocol errors through unchanged", () => {

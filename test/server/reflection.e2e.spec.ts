@@ -131,9 +131,11 @@ describe("server reflection", () => {
     // The file first, then every file it imports, transitively (field_behavior.proto extends descriptor.proto).
     expect(files.map((file) => file.name).sort()).toEqual([
       "calq/v1/calendar_service.proto",
+      "calq/v1/reasons.proto",
       "google/api/field_behavior.proto",
       "google/protobuf/descriptor.proto",
       "google/protobuf/timestamp.proto",
+      "google/rpc/code.proto",
     ]);
     expect(files[0].name).toBe("calq/v1/calendar_service.proto");
     // With the contract's comments, so `grpcurl describe` shows them.
