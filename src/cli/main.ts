@@ -103,7 +103,7 @@ async function main(argv: string[]): Promise<number | "running"> {
       await writeAll(process.stderr, `calq: the address is already in use (${error.message})\n`);
       return 1;
     }
-    const { stderrLogger } = await import("../server/log.js");
+    const { stderrLogger } = await import("../logging/logger.js");
     stderrLogger({ level: "error", msg: "calq failed", error: error instanceof Error ? error.message : String(error) });
     return 1;
   }

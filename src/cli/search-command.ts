@@ -25,9 +25,8 @@ import {
   SearchEventsResponseSchema,
   WindowRelation,
 } from "../../gen/calq/v1/calendar_service_pb.js";
-import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import type { Environment } from "../config/calq-config.js";
-import { codeName } from "../server/call-observer.js";
+import { calqErrorInfo, codeName } from "../rpc/status.js";
 import { UsageError } from "./usage-error.js";
 
 /** `--mode` values: the contract's modes as a command line spells them (MATCH_MODE_START_WITHIN is start-within). */
@@ -122,7 +121,7 @@ export async function search(
 /** "calq: REASON: what to do", with the refusal's facts (e.g. both instants of a repeated hour). */
 function describeFailure(error: unknown): string {
   const failure = ConnectError.from(error);
-  const info = failure.findDetails(ErrorInfoSchema)[0];
+  const info = calqErrorInfo(failure);
   const facts = Object.entries(info?.metadata ?? {}).map(([key, value]) => `\n  ${key}: ${value}`);
   return `calq: ${info?.reason ?? codeName(failure.code)}: ${failure.rawMessage}${facts.join("")}`;
 }

@@ -11,7 +11,7 @@ import YAML from "yaml";
 import { directoryConfig, type Environment, parseConfig, readConfigDocument } from "../config/calq-config.js";
 import type { CalqConfig } from "../config/config-model.js";
 import { printableConfig, resolveServeSettings, SETTING_FLAGS } from "../config/server-config.js";
-import { pinoLogger } from "../server/log.js";
+import { pinoLogger } from "../logging/logger.js";
 import { type RunningServer, startServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
 

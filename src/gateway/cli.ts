@@ -14,6 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { pinoLogger } from "../logging/logger.js";
 import { createCalqClient } from "./calq-client.js";
 import { ToolExecutor } from "./execute.js";
 import { FORMATS, MCP_PROTOCOL_VERSION, type ToolFormat, toolsInFormat } from "./formats.js";
@@ -62,8 +63,7 @@ export async function serveMcp(argv: string[], env: Readonly<Record<string, stri
   });
   const serviceUrl = values.service ?? env.CALQ_SERVICE_URL ?? DEFAULT_SERVICE_URL;
   if (!/^https?:\/\/[^/]+/.test(serviceUrl)) throw new GatewayUsageError(`--service ${serviceUrl} is not an http(s) URL`);
-  const log = (record: Record<string, unknown>) =>
-    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
+  const log = pinoLogger();
   const ca = values["tls-ca"];
   if (ca !== undefined && !serviceUrl.startsWith("https://")) throw new GatewayUsageError("--tls-ca needs an https:// --service");
   const executor = new ToolExecutor(

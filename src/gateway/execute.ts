@@ -9,7 +9,7 @@
 import type { DescMethod, JsonObject, Message } from "@bufbuild/protobuf";
 import { type CallOptions, Code, ConnectError } from "@connectrpc/connect";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
-import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { calqErrorInfo, violatedFields } from "../rpc/status.js";
 import { asCaller, type CalqClient } from "./calq-client.js";
 import { GATEWAY_ERRORS, type GatewayErrorCode } from "./error-guide.js";
 import { renderResult } from "./render.js";
@@ -110,7 +110,7 @@ export class ToolExecutor {
   /** A failed call as the model may see it: the service's reason and words, or a bare gateway code. */
   private toToolError(error: unknown, tool: ToolDefinition): ToolError {
     const connectError = ConnectError.from(error);
-    const info = connectError.findDetails(ErrorInfoSchema).find((detail) => detail.domain === "calq");
+    const info = calqErrorInfo(connectError);
     if (info === undefined) {
       // Not the service's words (a connection failure, a proxy, a bug here): log them, say only that it failed.
       this.log({
@@ -124,9 +124,7 @@ export class ToolExecutor {
       return { code, message: GATEWAY_MESSAGES[code], instruction: this.instructionOf(code), fields: [], metadata: {} };
     }
     const code = info.reason.toLowerCase();
-    const fields = connectError
-      .findDetails(BadRequestSchema)
-      .flatMap((detail) => detail.fieldViolations.map((violation) => violation.field));
+    const fields = violatedFields(connectError);
     return {
       code,
       message: connectError.rawMessage,

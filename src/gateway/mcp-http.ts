@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { bearerToken } from "../net/bearer.js";
 import { isLoopback } from "../net/loopback.js";
 import type { ToolExecutor } from "./execute.js";
 import { createMcpServer } from "./mcp-server.js";
@@ -88,12 +89,12 @@ async function handle(
     response.setHeader("allow", "POST");
     return jsonRpcError(response, 405, -32000, "this stateless server takes POST only");
   }
-  const match = /^Bearer ([\x21-\x7e]+)$/i.exec(request.headers.authorization?.trim() ?? "");
-  if (match === null) {
+  const token = bearerToken(request.headers.authorization);
+  if (token === undefined) {
     response.setHeader("www-authenticate", 'Bearer realm="calq"');
     return jsonRpcError(response, 401, -32001, "send authorization: Bearer <your calq token>");
   }
-  const server = createMcpServer(executor, match[1]);
+  const server = createMcpServer(executor, token);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

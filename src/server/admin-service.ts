@@ -28,10 +28,10 @@ import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
 import { contentDigest, FeedFailure } from "../feeds/feed-read.js";
 import { decodeFeed } from "../ics/decode.js";
+import type { Logger } from "../logging/logger.js";
 import { type CalendarStore, type CalendarView, type LoadFailure, snapshotFromText } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import type { Authenticator } from "./authenticator.js";
-import type { Logger } from "./log.js";
 
 export interface AdminServiceDeps {
   readonly store: CalendarStore;

@@ -20,9 +20,10 @@ import { CalqError } from "../calq-error.js";
 import { KNOWN_CAPABILITIES, READ } from "../config/capabilities.js";
 import type { CalqConfig, PrincipalConfig } from "../config/config-model.js";
 import { sha256Hex } from "../config/secret.js";
+import type { Logger } from "../logging/logger.js";
+import { bearerToken } from "../net/bearer.js";
 import { callInfo } from "./call-info.js";
 import { type JwtVerifier, looksLikeJwt, TokenRejected } from "./jwt.js";
-import type { Logger } from "./log.js";
 import { PEER_CERTIFICATE } from "./peer-certificate.js";
 
 export type Principal = PrincipalConfig;
@@ -68,9 +69,8 @@ export class Authenticator {
       const principal = subject === undefined ? undefined : this.byId.get(subject);
       if (principal !== undefined) return principal;
     }
-    const match = authorization === null ? null : /^Bearer ([\x21-\x7e]+)$/i.exec(authorization.trim());
-    if (match === null) throw unauthenticated();
-    const token = match[1];
+    const token = bearerToken(authorization);
+    if (token === undefined) throw unauthenticated();
     const principal = this.byDigest.get(sha256Hex(token));
     if (principal !== undefined) return principal;
     if (this.options.jwt !== undefined && looksLikeJwt(token)) return this.fromJwt(this.options.jwt, token);

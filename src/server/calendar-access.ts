@@ -7,9 +7,9 @@
  */
 import { CalqError } from "../calq-error.js";
 import { READ, READ_ANY } from "../config/capabilities.js";
+import type { Logger } from "../logging/logger.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Principal } from "./authenticator.js";
-import type { Logger } from "./log.js";
 
 /** The one refusal for unknown and forbidden calendars alike. */
 function notAccessible(): CalqError {

@@ -21,6 +21,7 @@ import {
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { CalqError } from "../calq-error.js";
 import { READ_ANY } from "../config/capabilities.js";
+import type { Logger } from "../logging/logger.js";
 import type { CursorBinding, CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
 import { type Position, searchPage } from "../search/search-occurrences.js";
@@ -30,7 +31,6 @@ import { resolveWindow } from "../time/request-window.js";
 import type { Authenticator, Principal } from "./authenticator.js";
 import { mayRead, openCalendar } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
-import type { Logger } from "./log.js";
 import { occurrenceMessage } from "./occurrence-message.js";
 
 export const DEFAULT_LIMIT = 20;

@@ -7,11 +7,12 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { DescMessage } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Interceptor, type StreamResponse } from "@connectrpc/connect";
+import { ConnectError, type Interceptor, type StreamResponse } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
+import type { Logger } from "../logging/logger.js";
+import { codeName } from "../rpc/status.js";
 import { CALL_INFO, type CallInfo } from "./call-info.js";
 import { toWireError } from "./errors.js";
-import type { Logger } from "./log.js";
 
 /** How one call ended. */
 export interface CallOutcome {
@@ -29,11 +30,6 @@ export interface CallOutcome {
 
 /** Told how each call ended: the RPC log, the metrics. */
 export type CallListener = (outcome: CallOutcome) => void;
-
-/** INVALID_ARGUMENT for Code.InvalidArgument: the names gRPC tools and dashboards use. */
-export function codeName(code: Code | undefined): string {
-  return code === undefined ? "OK" : Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
-}
 
 /** The outermost interceptor: correlation id in, wire error and outcome out. */
 export function observeCalls(log: Logger, listeners: readonly CallListener[]): Interceptor {

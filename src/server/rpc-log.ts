@@ -4,8 +4,9 @@
  * to an audited service. Health and reflection calls are logged at debug
  * level, since orchestrators poll them all day.
  */
+
+import type { Logger } from "../logging/logger.js";
 import type { CallListener } from "./call-observer.js";
-import type { Logger } from "./log.js";
 
 const QUIET_SERVICES = new Set([
   "grpc.health.v1.Health",

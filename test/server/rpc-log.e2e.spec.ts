@@ -7,8 +7,8 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
+import { pinoLogger } from "../../src/logging/logger.js";
 import { observeCalls } from "../../src/server/call-observer.js";
-import { pinoLogger } from "../../src/server/log.js";
 import { rpcLog } from "../../src/server/rpc-log.js";
 import { ics, vevent } from "../support/feeds.js";
 import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
