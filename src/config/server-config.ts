@@ -67,7 +67,8 @@ export interface ServeSettings {
 /**
  * One setting and where it is read from, in rising precedence: yaml, env,
  * flag. This table is the only list of settings: parsing, the flags, the
- * `calq serve` usage text and the README's settings list all come from it.
+ * `calq serve` usage text, the calq.yaml schema and the settings list of
+ * docs/operating.md all come from it.
  */
 export interface Source {
   readonly yaml: readonly [section: string, key: string];
@@ -205,7 +206,7 @@ export const SETTING_VARIABLES: readonly string[] = Object.values(SOURCES).map((
 
 /**
  * Every setting with its calq.yaml key, variable, flag, meaning and default,
- * as `calq serve`'s usage text lists them (and the README copies).
+ * as `calq serve`'s usage text lists them (and docs/operating.md copies).
  */
 export function settingsHelp(): string {
   const column = 36;

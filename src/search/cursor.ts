@@ -1,5 +1,5 @@
 /**
- * Page cursors (SPEC §6): opaque, HMAC-SHA256 signed, bound to the caller and
+ * Page cursors (calendar_service.proto: SearchEventsRequest.cursor): opaque, HMAC-SHA256 signed, bound to the caller and
  * to every field of the request, carrying the snapshot and the position.
  *
  * A cursor is `<payload>.<key id>.<signature>`, base64url. The payload holds a

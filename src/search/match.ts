@@ -1,5 +1,5 @@
 /**
- * Match modes and window relations (SPEC §5), over half-open intervals of
+ * Match modes and window relations (calendar_service.proto: MatchMode), over half-open intervals of
  * epoch milliseconds. A zero-duration occurrence at t matches a window when
  * start <= t < end_exclusive, in every mode (RFC 4791 §9.9).
  */

@@ -1,5 +1,5 @@
 /**
- * Who may read which calendar (SPEC §7). A reader listed on the calendar may
+ * Who may read which calendar (docs/operating.md: Who is calling). A reader listed on the calendar may
  * read it, given the calendar.read capability (which calq.yaml principals
  * hold implicitly); anyone else needs calendar.read.any, and such reads
  * are audit-logged. "primary" names the caller's own primary calendar. An

@@ -11,7 +11,7 @@ export interface CallInfo {
   readonly correlationId: string;
   /** Set once the caller is authenticated. */
   principalId?: string;
-  /** The calq reason of a refusal (SPEC §8), when there was one. */
+  /** The calq reason of a refusal (reasons.proto), when there was one. */
   reason?: string;
 }
 

@@ -21,7 +21,7 @@ export interface CallOutcome {
   readonly method: string;
   /** The gRPC status code name: OK, INVALID_ARGUMENT, ... */
   readonly code: string;
-  /** The calq reason of a refusal (SPEC §8). */
+  /** The calq reason of a refusal (reasons.proto). */
   readonly reason?: string;
   readonly durationMs: number;
   readonly principalId?: string;

@@ -1,5 +1,5 @@
 /**
- * The edge where engine errors become gRPC statuses (SPEC §8): a CalqError
+ * The edge where engine errors become gRPC statuses (reasons.proto): a CalqError
  * becomes its code with a google.rpc.ErrorInfo (domain "calq") and, when a
  * field is at fault, a google.rpc.BadRequest. Anything else is INTERNAL with
  * a correlation id; its details go to the log only.

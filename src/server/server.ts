@@ -202,7 +202,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 /** Diagnostics logged per load; the rest are counted. */
 const MAX_LOGGED_DIAGNOSTICS = 100;
 
-/** One line per load, then one per diagnostic (SPEC §3, §4: what was left out or cut is reported). */
+/** One line per load, then one per diagnostic (what was left out or cut is reported, as docs/feeds.md says). */
 function logSnapshot(log: Logger, snapshot: Snapshot): void {
   log({
     level: "info",

@@ -14,7 +14,7 @@ import { runAtOnce, runYielding, type Steps } from "../stepwise.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone } from "../time/zones.js";
 
-/** Where a calendar's zone came from (SPEC §3: config, else X-WR-TIMEZONE, else UTC). */
+/** Where a calendar's zone came from: config, else X-WR-TIMEZONE, else UTC (docs/decisions.md, "Calendar zone"). */
 export type ZoneSource = "config" | "feed" | "default";
 
 export interface Snapshot extends SearchableOccurrences {

@@ -1,5 +1,5 @@
 /**
- * Request instants (SPEC §2): the three accepted forms, checked against the
+ * Request instants (calendar_service.proto: SearchEventsRequest): the three accepted forms, checked against the
  * request's IANA zone, and the half-open window they make. Nothing is
  * guessed: a wrong offset, a skipped or repeated wall time, a sub-millisecond
  * digit or an out-of-range year is refused with a reason the caller can act on.

@@ -78,7 +78,7 @@ describe("tools generated from the proto descriptors", () => {
     expect(properties.calendar_id.description).toContain('an id from list_calendars, or "primary"');
   });
 
-  it("says in the search description what SPEC §10 asks: read-only, half-open, empty results, paging, every error code", () => {
+  it("says in the search description what docs/gateway.md promises: read-only, half-open, empty results, paging, every error code", () => {
     const text = search.description;
     expect(text).toContain("Read-only.");
     expect(text).toContain("half-open");

@@ -62,7 +62,7 @@ function calendarOf(indexed: readonly Occurrence[], tails: readonly SeriesTail[]
   return { index: new IntervalIndex([...indexed], compareOccurrences), tails };
 }
 
-// The oracle: SPEC §5 and §3 written out again, independently of src/search/match.ts.
+// The oracle: the MatchMode and Event comments of calendar_service.proto written out again, independently of src/search/match.ts.
 
 function oracleMatches(o: Occurrence, window: Window, mode: MatchMode): boolean {
   const instant = o.start === o.end;
@@ -299,7 +299,7 @@ describe("searchPage on hand-built calendars", () => {
     expect(second.more).toBe(false);
   });
 
-  it("treats boundary cases as SPEC §5 says, in each mode", () => {
+  it("treats boundary cases as MatchMode says, in each mode", () => {
     const occurrences = [
       occurrence(50, 100, "k0001"), // ends at the window start
       occurrence(90, 110, "k0002"), // crosses the start

@@ -17,7 +17,7 @@ export interface GatewayUnderTest {
   connect(token: string): Promise<Client>;
 }
 
-/** The search refusals, one per SPEC §8 reason a request can cause: code, change to the Friday query, field named. */
+/** The search refusals, one per calq.v1.Reason a request can cause: code, change to the Friday query, field named. */
 export const SEARCH_REFUSALS: readonly [code: string, change: Record<string, unknown>, field: string][] = [
   ["invalid_interval", { end_exclusive: "2026-10-02T08:00:00+07:00" }, "end_exclusive"],
   ["invalid_timestamp", { start: "Friday 9am" }, "start"],
