@@ -2,7 +2,7 @@
  * `npm run bench`: ingest time, query latency (in-process and over gRPC),
  * memory per indexed occurrence and HTTP reload time on a generated feed of
  * 10,000 single events and 200 recurring series, with ical-expander measured in the same run as
- * the baseline. Writes bench/RESULTS.md.
+ * the baseline. Writes its section of bench/RESULTS.md.
  *
  * Not a test: nothing here fails on a slow machine. Compare the ratios of one
  * run, not absolute numbers across runs.
@@ -24,6 +24,7 @@ import { resolveWindow } from "../src/time/request-window.js";
 import { startFeedServer, versioned } from "../test/support/feed-server.js";
 import { CalqGrpcClient } from "../test/support/grpc-client.js";
 import { generateFeed, random } from "./generate-feed.js";
+import { machineLine, percentile, writeResultsSection } from "./results-file.js";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -31,11 +32,6 @@ const now = Date.now();
 const feed = generateFeed(now);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error("run with node --expose-gc (npm run bench does)");
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 function build(): Snapshot {
   return buildSnapshot(feed, { calendarId: "bench", limits: defaultLimits(now), readAt: now });
@@ -175,14 +171,9 @@ for (const query of windows(5, 13)) {
 
 const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(3));
 const median = (samples: number[]) => percentile(samples, 50);
-const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-const results = `# Benchmark results
+const results = `## Ingest and search (bench/run.ts)
 
-Recorded by \`npm run bench\` (\`node --expose-gc bin/run-ts.mjs bench/run.ts\`), which rewrites this file.
-Not a test: compare the ratios within one run; these machines are shared and noisy.
-
-- Machine: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}
-- Node.js ${process.version}; run at ${new Date(now).toISOString()}
+- ${machineLine()}
 - Feed: 10,000 single events and 200 recurring series (America/New_York; weekday, weekly and monthly rules with EXDATEs), ${(feed.length / 2 ** 20).toFixed(1)} MiB.
   calq materialises a year back and two years ahead of the load (${occurrences.toLocaleString("en")} occurrences indexed) and expands further windows on demand.
 
@@ -204,5 +195,5 @@ OVERLAP and START_WITHIN, limit 20, each including request-window resolution. gR
 sequential calls, same kind of windows. Reloads: the same feed served by a node:http provider on 127.0.0.1 with ETags;
 a rebuild runs on the event loop, so searches on that process wait for it; an unchanged feed costs only the request.
 `;
-writeFileSync(new URL("./RESULTS.md", import.meta.url), results);
+writeResultsSection("core", results);
 process.stdout.write(results);
