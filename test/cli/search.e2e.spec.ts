@@ -1,17 +1,15 @@
 /**
  * `calq search` as a person runs it, against a real server on a real port:
  * a readable table in the request's zone, JSON on request, cursors followed
- * with --all, and refusals printed with their reason and advice.
+ * with --all, and refusals printed with their reason and advice. The command
+ * runs in process (the spawned one is smoke-tested in smoke.e2e.spec.ts).
  */
-import { execFile } from "node:child_process";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killed, startCalqServe } from "../support/calq-process.js";
 import { ics, vevent } from "../support/feeds.js";
+import { runInProcess } from "../support/in-process.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
-const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
 let served: TestServer;
 
 beforeAll(async () => {
@@ -44,18 +42,9 @@ beforeAll(async () => {
 
 afterAll(() => served.close());
 
-/** Runs `calq search ARGS` with the server's address and An's token in the environment. */
-async function calqSearch(args: string[], env: NodeJS.ProcessEnv = {}) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CALQ, "search", ...args], {
-      env: { ...process.env, CALQ_ADDRESS: served.address, CALQ_TOKEN: "token-an", ...env },
-      timeout: 20_000,
-    });
-    return { status: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { status: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+/** Runs `calq search ARGS` in process, with the server's address and An's token in the environment. */
+function calqSearch(args: string[], env: Record<string, string> = {}) {
+  return runInProcess(["search", ...args], { CALQ_ADDRESS: served.address, CALQ_TOKEN: "token-an", ...env });
 }
 
 const FRIDAY_MORNING = [

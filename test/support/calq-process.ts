@@ -1,9 +1,11 @@
 /**
  * The calq command as a user runs it: a real child process of
- * `node bin/calq.mjs ...`, for end-to-end tests of the CLI.
+ * `node bin/calq.mjs ...`, for end-to-end tests of the CLI (in-process.ts
+ * runs the same command inside the test).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import type { CommandRun } from "./in-process.js";
 
 export const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
 export const ROOT = join(import.meta.dirname, "../..");
@@ -46,4 +48,9 @@ export function killed(child: ChildProcess): Promise<void> {
     child.once("exit", () => resolve());
     child.kill("SIGKILL");
   });
+}
+
+/** What a spawned command printed and its exit status. */
+export interface ChildProcessRun extends CommandRun {
+  readonly status: number;
 }
