@@ -1,0 +1,111 @@
+/**
+ * Two replicas on one shared folder (a volume both mount): an import through
+ * one replica is served by the other once its folder watch sees the rename,
+ * and a reader never sees a torn file, only one whole version or the next.
+ * Real processes on real ports, as an operator would run two replicas.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
+import { sha256Hex } from "../../src/config/secret.js";
+import { startCalqServe } from "../support/calq-process.js";
+import { feed } from "../support/feeds.js";
+import { CalqGrpcClient } from "../support/grpc-client.js";
+
+const EVENTS_PER_VERSION = 40;
+const children: ChildProcess[] = [];
+const clients: CalqGrpcClient[] = [];
+let dir: string;
+
+/** A calendar whose every event is named after its version: a torn file would show two names, or too few events. */
+function version(name: string): string {
+  const events = Array.from({ length: EVENTS_PER_VERSION }, (_, i) => [
+    `UID:event-${i}@calq.test`,
+    `DTSTART:20261002T${String(i % 24).padStart(2, "0")}0000Z`,
+    "DURATION:PT30M",
+    `SUMMARY:${name}`,
+    `DESCRIPTION:${"z".repeat(2048)}`,
+  ]);
+  return feed(["X-WR-TIMEZONE:UTC"], ...events);
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "calq-shared-"));
+  writeFileSync(join(dir, "work.ics"), version("v0"));
+  writeFileSync(
+    join(dir, "calq.yaml"),
+    [
+      "calendars:",
+      "  - {id: work, source: work.ics, readers: [an]}",
+      "principals:",
+      `  - {id: an, primary: work, tokens: ["sha256:${sha256Hex("token-an")}"], capabilities: [calendar.admin]}`,
+    ].join("\n"),
+  );
+});
+
+afterEach(() => {
+  for (const client of clients.splice(0)) client.close();
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function replica(): Promise<CalqGrpcClient> {
+  const { child, address } = await startCalqServe(["--data", dir, "--port", "0"]);
+  children.push(child);
+  const client = new CalqGrpcClient(address, "token-an");
+  clients.push(client);
+  return client;
+}
+
+/** The version names B serves now, one per event. */
+async function servedVersions(client: CalqGrpcClient): Promise<string[]> {
+  const response = await client.searchEvents({
+    calendarId: "work",
+    start: "2026-10-02T00:00:00Z",
+    endExclusive: "2026-10-03T00:00:00Z",
+    timezone: "UTC",
+    matchMode: MatchMode.OVERLAP,
+    limit: 100,
+  });
+  return response.events.map((event) => event.summary);
+}
+
+describe("two replicas on one folder", () => {
+  it("serve an import made through the other within the watch latency, and never a torn version", async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    expect(new Set(await servedVersions(b))).toEqual(new Set(["v0"]));
+
+    const seen: string[][] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        seen.push(await servedVersions(b));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    try {
+      for (let n = 1; n <= 5; n++) {
+        const importedAt = Date.now();
+        await a.importCalendar({ calendarId: "work", ics: new TextEncoder().encode(version(`v${n}`)) });
+        // B picks the new file up from its folder watch, not from A.
+        while (!(await servedVersions(b)).includes(`v${n}`)) {
+          expect(Date.now() - importedAt, `v${n} not served by B`).toBeLessThan(5_000);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    } finally {
+      polling = false;
+      await poller;
+    }
+    // Every answer B gave was one whole version: all its events, one name.
+    expect(seen.length).toBeGreaterThan(5);
+    for (const answer of seen) {
+      expect(answer).toHaveLength(EVENTS_PER_VERSION);
+      expect(new Set(answer).size).toBe(1);
+    }
+    expect(new Set(await servedVersions(b))).toEqual(new Set(["v5"]));
+  });
+});
