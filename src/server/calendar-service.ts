@@ -20,6 +20,7 @@ import {
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { CalqError } from "../calq-error.js";
 import { READ_ANY } from "../config/calq-config.js";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../page-size.js";
 import type { CursorBinding, CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
 import { type Position, searchPage } from "../search/search-occurrences.js";
@@ -31,9 +32,6 @@ import { mayRead, openCalendar } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
 import type { Logger } from "./log.js";
 import { occurrenceMessage } from "./occurrence-message.js";
-
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
 
 export interface CalendarServiceDeps {
   readonly store: CalendarStore;

@@ -51,6 +51,8 @@ describe("tools generated from the proto descriptors", () => {
     expect(schema.properties.calendar_id.type).toBe("string");
     expect(schema.properties.start.type).toBe("string");
     expect(schema.properties.limit.type).toEqual(["integer", "null"]);
+    // The service's own bound (1 to 100, or 0 for the default): a model following the schema is never refused INVALID_LIMIT.
+    expect(schema.properties.limit).toMatchObject({ minimum: 0, maximum: 100 });
     expect(schema.properties.cursor.type).toEqual(["string", "null"]);
   });
 
