@@ -7,10 +7,10 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { DescMessage } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Interceptor, type StreamResponse } from "@connectrpc/connect";
+import { Code, type ConnectError, type Interceptor, type StreamResponse } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
 import { CALL_INFO, type CallInfo } from "./call-info.js";
-import { toWireError } from "./errors.js";
+import { callCutShort, toWireError } from "./errors.js";
 import type { Logger } from "./log.js";
 
 /** How one call ended. */
@@ -32,7 +32,10 @@ export type CallListener = (outcome: CallOutcome) => void;
 
 /** INVALID_ARGUMENT for Code.InvalidArgument: the names gRPC tools and dashboards use. */
 export function codeName(code: Code | undefined): string {
-  return code === undefined ? "OK" : Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+  if (code === undefined) return "OK";
+  // connect spells it the American way; gRPC's name is CANCELLED.
+  if (code === Code.Canceled) return "CANCELLED";
+  return Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 }
 
 /** The outermost interceptor: correlation id in, wire error and outcome out. */
@@ -43,7 +46,7 @@ export function observeCalls(log: Logger, listeners: readonly CallListener[]): I
     const started = performance.now();
     const end = (error?: ConnectError) => {
       // A call cut short by its deadline or by the client ended with the signal's reason, not OK.
-      const cause = error ?? (request.signal.aborted ? ConnectError.from(request.signal.reason) : undefined);
+      const cause = error ?? (request.signal.aborted ? callCutShort(request.signal.reason) : undefined);
       const outcome: CallOutcome = {
         service: request.service.typeName,
         method: request.method.name,
