@@ -149,6 +149,12 @@ export function rpcHandler(options: RpcHandlerOptions): (request: NodeRequest, r
     const universalRequest = universalRequestFromNodeRequest(request, response, undefined, values);
     try {
       const universal = await handler(universalRequest);
+      if (!("stream" in request) && !request.complete && values.get(CALL_INFO) === undefined) {
+        // Refused before its body was read: connect would read up to 256 KiB more to keep the
+        // connection, at the client's pace. HTTP/1.1 cannot stop one request, so the connection ends.
+        universal.header = new Headers(universal.header);
+        universal.header.set("connection", "close");
+      }
       const settled = settleOutcome(universal, (error) => {
         if (values.get(CALL_INFO) !== undefined) return undefined;
         // A call cut while its body was read ended for that reason, whatever connect made of the broken read.
