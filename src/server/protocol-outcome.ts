@@ -55,29 +55,29 @@ function grpcTrailer(response: UniversalServerResponse, settle: Settle): void {
   setTrailerStatus(trailer, replacement);
 }
 
-/** Replaces the payload of the final frame if it has `flag` (an envelope: flag byte, 4-byte length, payload). */
+/**
+ * Replaces the payload of the closing frame, the one with `flag` (an
+ * envelope: flag byte, 4-byte length, payload). connect yields one envelope
+ * per chunk, so every other chunk passes at once: a stream's messages are
+ * never held back.
+ */
 async function* rewriteLastFrame(
   body: AsyncIterable<Uint8Array> | undefined,
   flag: number,
   rewrite: (payload: Uint8Array) => Uint8Array | undefined,
 ): AsyncIterable<Uint8Array> {
-  let held: Uint8Array | undefined;
   for await (const chunk of body ?? []) {
-    if (held !== undefined) yield held;
-    held = chunk;
-  }
-  if (held === undefined) return;
-  if (held.length >= 5 && (held[0] & flag) === flag) {
-    const replaced = rewrite(held.subarray(5));
-    if (replaced !== undefined) {
-      const frame = new Uint8Array(5 + replaced.length);
-      frame[0] = held[0];
-      new DataView(frame.buffer).setUint32(1, replaced.length);
-      frame.set(replaced, 5);
-      held = frame;
+    const replaced = chunk.length >= 5 && (chunk[0] & flag) === flag ? rewrite(chunk.subarray(5)) : undefined;
+    if (replaced === undefined) {
+      yield chunk;
+      continue;
     }
+    const frame = new Uint8Array(5 + replaced.length);
+    frame[0] = chunk[0];
+    new DataView(frame.buffer).setUint32(1, replaced.length);
+    frame.set(replaced, 5);
+    yield frame;
   }
-  yield held;
 }
 
 const grpcWebTrailer =
