@@ -8,7 +8,7 @@
  * HTTP status and a JSON body, and a bare HTTP refusal in its status alone.
  * The status can also be replaced there, before it is written.
  */
-import { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { UniversalServerResponse } from "@connectrpc/connect/protocol";
 import {
   codeToHttpStatus,
@@ -37,8 +37,19 @@ export function settleOutcome(response: UniversalServerResponse, settle: Settle)
     return { ...response, body: rewriteLastFrame(response.body, endStreamFlag, connectEndStream(settle)) };
   if (response.status === 200) return { ...response, body: afterBody(response.body, () => void settle(undefined)) };
   if (/^application\/json/i.test(contentType)) return connectUnaryError(response, settle);
-  settle(new ConnectError(`HTTP ${response.status}`, codeFromHttpStatus(response.status)));
+  settle(new ConnectError(`HTTP ${response.status}`, codeOfBareRefusal(response.status)));
   return response;
+}
+
+/**
+ * What a refusal that carries only an HTTP status means. gRPC clients read
+ * 415 and 405 as UNKNOWN, which would count a client's wrong content type or
+ * verb as a server fault; they are the request's fault, and named so.
+ */
+function codeOfBareRefusal(status: number): Code {
+  if (status === 415) return Code.InvalidArgument;
+  if (status === 405) return Code.Unimplemented;
+  return codeFromHttpStatus(status);
 }
 
 /** The body unchanged, with `done` run once it has been read to its end. */

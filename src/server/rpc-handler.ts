@@ -157,11 +157,14 @@ export function rpcHandler(options: RpcHandlerOptions): (request: NodeRequest, r
       }
       const settled = settleOutcome(universal, (error) => {
         if (values.get(CALL_INFO) !== undefined) return undefined;
-        // A call cut while its body was read ended for that reason, whatever connect made of the broken read.
-        if (timedOut) return void report(lateBody());
-        if (universalRequest.signal.aborted) return void report(callCutShort(universalRequest.signal.reason));
         const sent = refusalToSend(error, admission, correlationId);
-        report(sent);
+        // Reported once the exchange is over: a client that reset its stream mid-body shows up
+        // to connect first as a body cut short, and only then as the reset it was.
+        response.once("close", () => {
+          if (timedOut) report(lateBody());
+          else if (clientLeft(request, response)) report(callCutShort(universalRequest.signal.reason));
+          else report(sent);
+        });
         return sent === error ? undefined : sent;
       });
       await universalResponseToNodeResponse(settled, response);
@@ -235,6 +238,12 @@ function tooLarge(admission: Admission, cause: ConnectError): ConnectError {
         cause,
       );
   }
+}
+
+/** Whether the client went away before the response was complete: reset its stream (HTTP/2) or closed its connection (HTTP/1.1). */
+function clientLeft(request: NodeRequest, response: NodeResponse): boolean {
+  if ("stream" in request) return (request.stream.rstCode ?? http2.constants.NGHTTP2_NO_ERROR) !== http2.constants.NGHTTP2_NO_ERROR;
+  return !response.writableFinished;
 }
 
 /** Stops a request whose body is late: HTTP/2 resets just its stream (CANCEL), HTTP/1.1 has only the connection to close. */
