@@ -9,6 +9,7 @@
  */
 import http from "node:http";
 import http2 from "node:http2";
+import type net from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
 import { HealthCheckRequestSchema } from "../../gen/grpc/health/v1/health_pb.js";
@@ -181,6 +182,32 @@ describe("caps", () => {
 });
 
 describe("the drain", () => {
+  it("closes idle HTTP/1.1 keep-alive connections and idle HTTP/2 sessions at once", async () => {
+    const { served } = await serve({ idleTimeoutMs: 60_000 });
+    const agent = new http.Agent({ keepAlive: true });
+    cleanups.push(() => agent.destroy());
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      const request = http.request(`http://${served.address}/grpc.health.v1.Health/Check`, {
+        agent,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+      });
+      request.on("response", (response) => {
+        response.resume();
+        response.on("end", () => resolve(request.socket!));
+      });
+      request.on("error", reject);
+      request.end("{}");
+    });
+    const client = session(served.address);
+    expect((await grpcCall(client, "/grpc.health.v1.Health/Check", (stream) => stream.end(check))).status).toBe(0);
+    const started = performance.now();
+    await served.server.close(30_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(socket.destroyed).toBe(true);
+    expect(client.closed || client.destroyed).toBe(true);
+  });
+
   it("closes connections that have not sent a byte at once, long before the grace period", async () => {
     const { served } = await serve({ headersTimeoutMs: 60_000 });
     const silent = await rawSocket(served.address);
