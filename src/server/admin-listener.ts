@@ -31,13 +31,15 @@ export async function listenAdmin(registry: Registry, host: string, port: number
   });
   const gate = new ConnectionGate(settings.maxConnections, settings.maxConnectionsPerAddress);
   // Before the HTTP server sees it: a connection over a cap is closed on arrival.
+  const awaitingFirstRequest = new WeakMap<Socket, NodeJS.Timeout>();
   server.prependListener("connection", (socket: Socket) => {
     if (!gate.admit(socket)) return;
     // Node's headers timeout starts at a request's first byte; a socket that never sends one is closed here.
     const silent = setTimeout(() => socket.destroy(), settings.headersTimeoutMs);
-    socket.once("data", () => clearTimeout(silent));
+    awaitingFirstRequest.set(socket, silent);
     socket.once("close", () => clearTimeout(silent));
   });
+  server.prependListener("request", (request: http.IncomingMessage) => clearTimeout(awaitingFirstRequest.get(request.socket)));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

@@ -99,6 +99,17 @@ export async function listenDualProtocol(
     if (draining) session.once("stream", () => session.close());
   });
 
+  // Node's HTTP/1.1 headers timeout starts at a request's first byte; a TLS
+  // connection that chose HTTP/1.1 by ALPN and then says nothing is closed here.
+  const awaitingFirstRequest = new WeakMap<net.Socket, NodeJS.Timeout>();
+  h1.prependListener("request", (request: http.IncomingMessage) => clearTimeout(awaitingFirstRequest.get(request.socket)));
+  const toHttp1 = (socket: net.Socket) => {
+    const silent = setTimeout(() => socket.destroy(), settings.headersTimeoutMs);
+    awaitingFirstRequest.set(socket, silent);
+    socket.once("close", () => clearTimeout(silent));
+    h1.emit("connection", socket);
+  };
+
   const sniff = (socket: net.Socket) => {
     let seen = Buffer.alloc(0);
     unsniffed.add(socket);
@@ -135,7 +146,7 @@ export async function listenDualProtocol(
     socket.on("error", () => socket.destroy());
     const protocol = socket instanceof tls.TLSSocket ? socket.alpnProtocol : false;
     if (protocol === "h2") toHttp2(socket, socket);
-    else if (protocol === "http/1.1") h1.emit("connection", socket);
+    else if (protocol === "http/1.1") toHttp1(socket);
     else sniff(socket);
   };
   const server =
@@ -143,7 +154,8 @@ export async function listenDualProtocol(
       ? net.createServer(accept)
       : tls
           .createServer({ ...tlsOptions, ALPNProtocols: ["h2", "http/1.1"], handshakeTimeout: settings.headersTimeoutMs }, accept)
-          .on("tlsClientError", () => {});
+          // A failed or timed-out handshake: Node leaves the socket to this listener.
+          .on("tlsClientError", (_error, socket) => socket.destroy());
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
