@@ -114,6 +114,21 @@ describe("other refusals of the protocol layer", () => {
     expect(await searchCount("RESOURCE_EXHAUSTED")).toBe(before + 1);
   });
 
+  it("counts the bytes of a body sent without a length as they arrive, and refuses it once over the limit", async () => {
+    const response = await new Promise<number>((resolve, reject) => {
+      const request = http.request(`${served.baseUrl}${SEARCH}`, { method: "POST", headers: { "content-type": "application/json" } });
+      request.on("response", (answer) => {
+        answer.resume();
+        resolve(answer.statusCode!);
+      });
+      request.on("error", reject);
+      // Chunked, no Content-Length: only counting can tell. The body never ends; the answer must come anyway.
+      request.write(`{"calendarId":"${"x".repeat(600)}`);
+      request.write("x".repeat(600));
+    });
+    expect(response).toBe(429);
+  });
+
   it("logs and counts an unsupported content type as the request's fault, not the server's", async () => {
     const before = await searchCount("INVALID_ARGUMENT");
     const response = await post(SEARCH, "text/plain", "hello");
