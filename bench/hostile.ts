@@ -447,8 +447,9 @@ async function main(): Promise<void> {
   }
 }
 
-const START = "<!-- bench/hostile.ts: start -->";
-const END = "<!-- bench/hostile.ts: end -->";
+/** The section markers every benchmark script on main uses (one section per script). */
+const START = "<!-- bench:hostile -->";
+const END = "<!-- /bench:hostile -->";
 
 /** Replaces this script's section of RESULTS.md (between its markers), or appends it. */
 function writeSection(idle: number[], idleRss: number, healthy: number, rows: Row[]): void {
