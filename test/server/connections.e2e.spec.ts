@@ -41,6 +41,33 @@ async function serve(connections: Partial<ConnectionSettings>, withMetrics = fal
 
 const check = grpcFrame(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema)));
 
+/** One HTTP/2 frame: type, flags, stream id, payload. */
+function frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
+  const header = Buffer.alloc(9);
+  header.writeUIntBE(payload.length, 0, 3);
+  header.writeUInt8(type, 3);
+  header.writeUInt8(flags, 4);
+  header.writeUInt32BE(stream, 5);
+  return Buffer.concat([header, payload]);
+}
+
+/** The type and stream of each frame in bytes a server sent, and a GOAWAY's error code. */
+function framesOf(bytes: Buffer): { type: number; stream: number; errorCode?: number }[] {
+  const frames: { type: number; stream: number; errorCode?: number }[] = [];
+  for (let at = 0; at + 9 <= bytes.length; at += 9 + bytes.readUIntBE(at, 3)) {
+    const type = bytes.readUInt8(at + 3);
+    const errorCode = type === 7 && at + 17 <= bytes.length ? bytes.readUInt32BE(at + 13) : undefined;
+    frames.push({ type, stream: bytes.readUInt32BE(at + 5) & 0x7fffffff, errorCode });
+  }
+  return frames;
+}
+
+/** An HPACK literal header field without indexing: by static-table name index, or (index 0) with the name spelt out. Short strings only. */
+function literal(index: number, value: string, name?: string): Buffer {
+  const text = (word: string) => Buffer.concat([Buffer.from([word.length]), Buffer.from(word)]);
+  return Buffer.concat([Buffer.from([index]), ...(name === undefined ? [] : [text(name)]), text(value)]);
+}
+
 /** An HTTP/2 session to the server, closed after the test. */
 function session(address: string): http2.ClientHttp2Session {
   const opened = http2.connect(`http://${address}`);
@@ -111,6 +138,36 @@ describe("idle and late", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     expect(client.closed).toBe(false);
     expect(pinged).toBeGreaterThan(0);
+  });
+
+  it("closes a session whose live stream's peer stops answering PINGs", async () => {
+    const { served } = await serve({ idleTimeoutMs: 200, keepaliveIntervalMs: 200 });
+    // A hand-made HTTP/2 client (Node's own answers every PING): it opens a Watch and then never acknowledges anything.
+    const socket = await rawSocket(served.address);
+    cleanups.push(() => void socket.destroy());
+    let received = Buffer.alloc(0);
+    socket.on("data", (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+    socket.write(Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), frame(4, 0, 0, Buffer.alloc(0))]));
+    await new Promise((resolve) => socket.once("data", resolve));
+    const headers = Buffer.concat([
+      Buffer.from([0x83, 0x86]), // :method POST, :scheme http (static table)
+      literal(4, "/grpc.health.v1.Health/Watch"), // :path
+      literal(1, served.address), // :authority
+      literal(0, "application/grpc", "content-type"),
+      literal(0, "trailers", "te"),
+    ]);
+    socket.write(Buffer.concat([frame(4, 1, 0, Buffer.alloc(0)), frame(1, 4, 1, headers), frame(0, 1, 1, check)]));
+    await closedWithin(socket, 5_000);
+    // Closed for the right reason: the Watch was answered (HEADERS and DATA on stream 1), then PINGed,
+    // and nothing went wrong before: no stream reset, no GOAWAY but the NO_ERROR one of the close itself.
+    const frames = framesOf(received).map(({ type, stream }) => ({ type, stream }));
+    expect(frames).toContainEqual({ type: 1, stream: 1 });
+    expect(frames).toContainEqual({ type: 0, stream: 1 });
+    const ping = frames.findIndex((each) => each.type === 6 && each.stream === 0);
+    expect(ping).toBeGreaterThanOrEqual(0);
+    expect(frames.filter((each) => each.type === 3)).toEqual([]);
+    const goaways = framesOf(received).filter((each) => each.type === 7);
+    for (const goaway of goaways) expect(goaway.errorCode).toBe(0);
   });
 
   it("cuts a unary call whose body does not arrive within the request timeout, and logs it", async () => {
