@@ -139,7 +139,7 @@ export async function listenDualProtocol(
     socket.on("data", onData);
   };
   const accept = (socket: net.Socket) => {
-    if (!gate.admit(socket)) return;
+    if (socket.destroyed) return;
     sockets.add(socket);
     socket.setNoDelay(true);
     socket.on("close", () => sockets.delete(socket));
@@ -156,6 +156,8 @@ export async function listenDualProtocol(
           .createServer({ ...tlsOptions, ALPNProtocols: ["h2", "http/1.1"], handshakeTimeout: settings.headersTimeoutMs }, accept)
           // A failed or timed-out handshake: Node leaves the socket to this listener.
           .on("tlsClientError", (_error, socket) => socket.destroy());
+  // Counted at the TCP connection, before any handshake: a TLS connection that never completes one counts too.
+  server.prependListener("connection", (socket: net.Socket) => gate.admit(socket));
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

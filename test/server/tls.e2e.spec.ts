@@ -225,3 +225,21 @@ describe("silent TLS connections", () => {
     await closedWithin(socket, 5_000);
   });
 });
+
+describe("the connection caps over TLS", () => {
+  it("count a connection from its TCP accept, before any handshake", async () => {
+    const served = await startTestServer({
+      calendars: { work: ics() },
+      config: { calendars: [{ id: "work", source: "work.ics", readers: [] }], principals: [] },
+      serve: { tls: tlsSettings, connections: { ...DEFAULT_SERVE_SETTINGS.connections, maxConnectionsPerAddress: 2 } },
+    });
+    const held = [await rawSocket(served.address), await rawSocket(served.address)];
+    try {
+      await closedWithin(await rawSocket(served.address), 2_000);
+      for (const socket of held) expect(socket.destroyed).toBe(false);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await served.close();
+    }
+  });
+});
