@@ -223,6 +223,25 @@ describe("caps", () => {
     expect(settings).toMatchObject({ maxConcurrentStreams: 7, maxHeaderListSize: 8_192 });
   });
 
+  it("refuses an HTTP/2 header list over the limit: the stream is reset unanswered", async () => {
+    const { served } = await serve({ maxHeaderListBytes: 4_096 });
+    const client = session(served.address);
+    await new Promise((resolve) => client.once("remoteSettings", resolve));
+    const stream = client.request({
+      ":method": "POST",
+      ":path": "/grpc.health.v1.Health/Check",
+      "content-type": "application/json",
+      "x-padding": "p".repeat(20_000),
+    });
+    let answered = false;
+    stream.on("response", () => (answered = true));
+    stream.on("error", () => {});
+    stream.end("{}");
+    await new Promise((resolve) => stream.on("close", resolve));
+    expect(answered).toBe(false);
+    expect(stream.rstCode).toBe(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+  });
+
   it("refuses an HTTP/1.1 header block over the limit with 431", async () => {
     const { served } = await serve({ maxHeaderListBytes: 4_096 });
     const status = await new Promise<number | undefined>((resolve, reject) => {
