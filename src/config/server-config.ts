@@ -9,7 +9,11 @@
  * calq.yaml keys (all optional):
  *
  *   server: { host, port, allow_plaintext_non_loopback, shutdown_grace_seconds,
- *             max_concurrent_calls, max_request_bytes, log_level }
+ *             max_concurrent_calls, max_request_bytes, max_large_bodies, log_level }
+ *   connections: { headers_timeout_seconds, request_timeout_seconds, idle_timeout_seconds,
+ *             keepalive_interval_seconds, max_total, max_per_address,
+ *             max_concurrent_streams, max_header_list_bytes }
+ *   health: { max_watch_streams, max_watch_streams_per_connection }
  *   tls:    { cert_file, key_file, client_ca_file, principal_from_certificate }
  *   admin:  { host, port }
  *   auth:   { jwt: { issuer, audience, jwks_file, hs256_secret_env, clock_skew_seconds } }
@@ -58,10 +62,40 @@ export interface ServeSettings {
   readonly shutdownGraceSeconds: number;
   /** Calls served at once; more are refused RESOURCE_EXHAUSTED. */
   readonly maxConcurrentCalls: number;
-  /** Largest request message accepted. */
+  /** Largest request message accepted, but from callers holding calendar.admin (ImportCalendar). */
   readonly maxRequestBytes: number;
+  /** Feed-sized (import) request bodies being received at once; more are refused before they are read. */
+  readonly maxLargeBodies: number;
+  /** How connections on the service and metrics ports must behave to be kept. */
+  readonly connections: ConnectionSettings;
+  /** Health Watch streams open at once, in all and per connection. */
+  readonly maxWatchStreams: number;
+  readonly maxWatchStreamsPerConnection: number;
   readonly logLevel: LogLevel;
   readonly jwt?: JwtSettings;
+}
+
+/**
+ * What a connection must do to be kept, on the service port and the metrics
+ * port. Defaults follow Envoy's edge-proxy advice and Node's own defaults.
+ */
+export interface ConnectionSettings {
+  /** From accepting a connection (or ending a request) until a request's headers are complete; a silent socket is closed then. */
+  readonly headersTimeoutMs: number;
+  /** A unary call's request body must have arrived within this from its headers. */
+  readonly requestTimeoutMs: number;
+  /** A connection with no call in flight for this long is closed (HTTP/1.1 keep-alive, HTTP/2 sessions). */
+  readonly idleTimeoutMs: number;
+  /** An HTTP/2 session with live streams but no traffic is PINGed this often, and closed if the PING goes unanswered. */
+  readonly keepaliveIntervalMs: number;
+  /** Connections open at once on a port; more are closed on arrival. */
+  readonly maxConnections: number;
+  /** Connections open at once from one remote address. */
+  readonly maxConnectionsPerAddress: number;
+  /** Streams (calls) open at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
+  readonly maxConcurrentStreams: number;
+  /** Largest request header list (HTTP/1.1 header block, HTTP/2 SETTINGS_MAX_HEADER_LIST_SIZE). */
+  readonly maxHeaderListBytes: number;
 }
 
 /**
@@ -136,6 +170,105 @@ export const SOURCES = {
     value: "N",
     help: "largest request message accepted",
     default: 65536,
+  },
+  maxLargeBodies: {
+    yaml: ["server", "max_large_bodies"],
+    type: "integer",
+    env: "CALQ_MAX_LARGE_BODIES",
+    flag: "max-large-bodies",
+    value: "N",
+    help: "import-sized bodies received at once, each from a verified calendar.admin caller; more are refused before being read",
+    default: 2,
+  },
+  headersTimeoutSeconds: {
+    yaml: ["connections", "headers_timeout_seconds"],
+    type: "number",
+    env: "CALQ_HEADERS_TIMEOUT_SECONDS",
+    flag: "headers-timeout-seconds",
+    value: "S",
+    help: "a connection must send a request's complete headers within this (Envoy's edge advice)",
+    default: 10,
+  },
+  requestTimeoutSeconds: {
+    yaml: ["connections", "request_timeout_seconds"],
+    type: "number",
+    env: "CALQ_REQUEST_TIMEOUT_SECONDS",
+    flag: "request-timeout-seconds",
+    value: "S",
+    help: "a call's request body must arrive within this (Node's requestTimeout)",
+    default: 300,
+  },
+  idleTimeoutSeconds: {
+    yaml: ["connections", "idle_timeout_seconds"],
+    type: "number",
+    env: "CALQ_IDLE_TIMEOUT_SECONDS",
+    flag: "idle-timeout-seconds",
+    value: "S",
+    help: "close a connection with no call in flight for this long",
+    default: 60,
+  },
+  keepaliveIntervalSeconds: {
+    yaml: ["connections", "keepalive_interval_seconds"],
+    type: "number",
+    env: "CALQ_KEEPALIVE_INTERVAL_SECONDS",
+    flag: "keepalive-interval-seconds",
+    value: "S",
+    help: "PING an HTTP/2 connection whose streams are quiet this often; close it if unanswered",
+    default: 60,
+  },
+  maxConnections: {
+    yaml: ["connections", "max_total"],
+    type: "integer",
+    env: "CALQ_MAX_CONNECTIONS",
+    flag: "max-connections",
+    value: "N",
+    help: "connections open at once per port; more are closed on arrival",
+    default: 10000,
+  },
+  maxConnectionsPerAddress: {
+    yaml: ["connections", "max_per_address"],
+    type: "integer",
+    env: "CALQ_MAX_CONNECTIONS_PER_ADDRESS",
+    flag: "max-connections-per-address",
+    value: "N",
+    help: "connections open at once from one remote address",
+    default: 512,
+  },
+  maxConcurrentStreams: {
+    yaml: ["connections", "max_concurrent_streams"],
+    type: "integer",
+    env: "CALQ_MAX_CONCURRENT_STREAMS",
+    flag: "max-concurrent-streams",
+    value: "N",
+    help: "calls open at once on one HTTP/2 connection (Envoy's and gRPC's 100)",
+    default: 100,
+  },
+  maxHeaderListBytes: {
+    yaml: ["connections", "max_header_list_bytes"],
+    type: "integer",
+    env: "CALQ_MAX_HEADER_LIST_BYTES",
+    flag: "max-header-list-bytes",
+    value: "N",
+    help: "largest request header list (Node's 16 KiB)",
+    default: 16384,
+  },
+  maxWatchStreams: {
+    yaml: ["health", "max_watch_streams"],
+    type: "integer",
+    env: "CALQ_MAX_WATCH_STREAMS",
+    flag: "max-watch-streams",
+    value: "N",
+    help: "health Watch streams open at once; more are refused RESOURCE_EXHAUSTED",
+    default: 1000,
+  },
+  maxWatchStreamsPerConnection: {
+    yaml: ["health", "max_watch_streams_per_connection"],
+    type: "integer",
+    env: "CALQ_MAX_WATCH_STREAMS_PER_CONNECTION",
+    flag: "max-watch-streams-per-connection",
+    value: "N",
+    help: "health Watch streams open at once on one connection",
+    default: 8,
   },
   logLevel: {
     yaml: ["server", "log_level"],
@@ -281,6 +414,9 @@ export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
     if (found.value === "false" || found.value === "0") return false;
     throw new ConfigError(`${found.where}: expected true or false`);
   };
+  // A timeout in seconds, kept in milliseconds; zero would mean "close at once", so it is refused.
+  const seconds = (name: keyof typeof SOURCES, fallback: number) =>
+    number(name, fallback, (n) => n > 0 && Number.isFinite(n), "a positive number of seconds") * 1000;
   const isPort = (n: number) => Number.isInteger(n) && n >= 0 && n <= 65535;
   const isPositiveInteger = (n: number) => Number.isInteger(n) && n > 0;
 
@@ -313,6 +449,29 @@ export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
     ),
     maxConcurrentCalls: number("maxConcurrentCalls", SOURCES.maxConcurrentCalls.default, isPositiveInteger, "a positive integer"),
     maxRequestBytes: number("maxRequestBytes", SOURCES.maxRequestBytes.default, isPositiveInteger, "a positive number of bytes"),
+    maxLargeBodies: number("maxLargeBodies", SOURCES.maxLargeBodies.default, isPositiveInteger, "a positive integer"),
+    connections: {
+      headersTimeoutMs: seconds("headersTimeoutSeconds", SOURCES.headersTimeoutSeconds.default),
+      requestTimeoutMs: seconds("requestTimeoutSeconds", SOURCES.requestTimeoutSeconds.default),
+      idleTimeoutMs: seconds("idleTimeoutSeconds", SOURCES.idleTimeoutSeconds.default),
+      keepaliveIntervalMs: seconds("keepaliveIntervalSeconds", SOURCES.keepaliveIntervalSeconds.default),
+      maxConnections: number("maxConnections", SOURCES.maxConnections.default, isPositiveInteger, "a positive integer"),
+      maxConnectionsPerAddress: number(
+        "maxConnectionsPerAddress",
+        SOURCES.maxConnectionsPerAddress.default,
+        isPositiveInteger,
+        "a positive integer",
+      ),
+      maxConcurrentStreams: number("maxConcurrentStreams", SOURCES.maxConcurrentStreams.default, isPositiveInteger, "a positive integer"),
+      maxHeaderListBytes: number("maxHeaderListBytes", SOURCES.maxHeaderListBytes.default, isPositiveInteger, "a positive number of bytes"),
+    },
+    maxWatchStreams: number("maxWatchStreams", SOURCES.maxWatchStreams.default, isPositiveInteger, "a positive integer"),
+    maxWatchStreamsPerConnection: number(
+      "maxWatchStreamsPerConnection",
+      SOURCES.maxWatchStreamsPerConnection.default,
+      isPositiveInteger,
+      "a positive integer",
+    ),
     logLevel: logLevel as LogLevel,
     jwt: parseJwt(root.auth, inputs.baseDirectory),
   };
@@ -365,7 +524,7 @@ const SECRET_KEY = /(^|_)(tokens?|secrets?|passwords?)$/i;
  * and every credential redacted.
  */
 export function printableConfig(document: Record<string, unknown>, settings: ServeSettings): Record<string, unknown> {
-  const { server: _server, tls: _tls, admin: _admin, auth: _auth, ...rest } = document;
+  const { server: _server, tls: _tls, admin: _admin, auth: _auth, connections: _connections, health: _health, ...rest } = document;
   const { tls, admin, jwt } = settings;
   return {
     ...(redact(rest) as Record<string, unknown>),
@@ -376,7 +535,22 @@ export function printableConfig(document: Record<string, unknown>, settings: Ser
       shutdown_grace_seconds: settings.shutdownGraceSeconds,
       max_concurrent_calls: settings.maxConcurrentCalls,
       max_request_bytes: settings.maxRequestBytes,
+      max_large_bodies: settings.maxLargeBodies,
       log_level: settings.logLevel,
+    },
+    connections: {
+      headers_timeout_seconds: settings.connections.headersTimeoutMs / 1000,
+      request_timeout_seconds: settings.connections.requestTimeoutMs / 1000,
+      idle_timeout_seconds: settings.connections.idleTimeoutMs / 1000,
+      keepalive_interval_seconds: settings.connections.keepaliveIntervalMs / 1000,
+      max_total: settings.connections.maxConnections,
+      max_per_address: settings.connections.maxConnectionsPerAddress,
+      max_concurrent_streams: settings.connections.maxConcurrentStreams,
+      max_header_list_bytes: settings.connections.maxHeaderListBytes,
+    },
+    health: {
+      max_watch_streams: settings.maxWatchStreams,
+      max_watch_streams_per_connection: settings.maxWatchStreamsPerConnection,
     },
     tls: tls && {
       cert_file: tls.certFile,
@@ -419,3 +593,12 @@ function redact(value: unknown, key = ""): unknown {
   if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redact(item, name)]));
   return value;
 }
+
+/** Every setting at its default: what `startServer` uses for an option it is not given. */
+export const DEFAULT_SERVE_SETTINGS: ServeSettings = resolveServeSettings({
+  document: undefined,
+  baseDirectory: "/",
+  cwd: "/",
+  env: {},
+  flags: {},
+});

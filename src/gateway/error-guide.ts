@@ -60,7 +60,11 @@ export function readErrorGuide(registry: FileRegistry): ErrorGuideEntry[] {
     }));
 }
 
-/** Reasons any call can get: it is made as someone, and the server can fail. */
+/**
+ * Reasons any tool call can get: it is made as someone, and the server can
+ * fail. MALFORMED_REQUEST is left out: the gateway builds every request from
+ * arguments its schema has checked, so a model can never cause it.
+ */
 const EVERY_METHOD: ReadonlySet<string> = new Set(["UNAUTHENTICATED", "INTERNAL"]);
 
 /** The reasons `method` lists in its `reasons` option, plus those every method can give, in the guide's order. */

@@ -10,7 +10,10 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { bearerToken } from "../net/bearer.js";
 import { isLoopback } from "../net/loopback.js";
 import type { ToolExecutor } from "./execute.js";
-import { createMcpServer } from "./mcp-server.js";
+import { connectMcp, createMcpServer } from "./mcp-server.js";
+
+/** Largest request body read: a tool call is a few hundred bytes; this leaves room without letting a caller make the gateway hold megabytes. */
+const MAX_BODY_BYTES = 256 * 1024;
 
 /** The one path MCP is served at. */
 export const MCP_PATH = "/mcp";
@@ -94,6 +97,23 @@ async function handle(
     response.setHeader("www-authenticate", 'Bearer realm="calq"');
     return jsonRpcError(response, 401, -32001, "send authorization: Bearer <your calq token>");
   }
+  const body = await readBody(request, MAX_BODY_BYTES);
+  if (body === undefined) return jsonRpcError(response, 413, -32600, `the request body is over ${MAX_BODY_BYTES} bytes`);
+  let message: unknown;
+  try {
+    message = JSON.parse(body.toString("utf8"));
+  } catch {
+    return jsonRpcError(response, 400, -32700, "the request body is not JSON");
+  }
+  // MCP 2025-06-18 removed JSON-RPC batching; the SDK still accepts it, so it is refused here, whole.
+  if (Array.isArray(message)) {
+    return jsonRpcError(
+      response,
+      400,
+      -32600,
+      "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request",
+    );
+  }
   const server = createMcpServer(executor, token);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -105,8 +125,22 @@ async function handle(
     void transport.close();
     void server.close();
   });
-  await server.connect(transport);
-  await transport.handleRequest(request, response);
+  await connectMcp(server, transport);
+  await transport.handleRequest(request, response, message);
+}
+
+/** The whole body, or undefined once it passes `maxBytes` (the rest is not read). */
+async function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  const declared = Number(request.headers["content-length"]);
+  if (declared > maxBytes) return undefined;
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    length += chunk.length;
+    if (length > maxBytes) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, length);
 }
 
 function jsonRpcError(response: ServerResponse, status: number, code: number, message: string): void {

@@ -7,6 +7,7 @@
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -18,6 +19,7 @@ import {
 import packageJson from "../../package.json" with { type: "json" };
 import type { ToolExecutor } from "./execute.js";
 import { MCP_PROTOCOL_VERSION, mcpTool } from "./formats.js";
+import { guardToolArguments } from "./mcp-argument-guard.js";
 
 const SERVER_INFO = { name: "calq", title: "calq calendar search", version: packageJson.version };
 
@@ -52,10 +54,16 @@ export function createMcpServer(executor: ToolExecutor, token: string): Server {
   return server;
 }
 
+/** Connects `server` to `transport`, with malformed tool arguments answered -32602 before the server sees them. */
+export async function connectMcp(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  guardToolArguments(transport);
+}
+
 /** Serves MCP over this process's stdin and stdout until stdin closes, then exits. */
 export async function serveStdio(executor: ToolExecutor, token: string): Promise<void> {
   const server = createMcpServer(executor, token);
   // The gRPC connection to calq would keep the process alive after the client leaves.
   server.onclose = () => process.exit(0);
-  await server.connect(new StdioServerTransport());
+  await connectMcp(server, new StdioServerTransport());
 }

@@ -5,6 +5,7 @@
  * comment and the tool description changes with it.
  */
 import { type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry, ScalarType } from "@bufbuild/protobuf";
+import { MAX_LIMIT } from "../page-size.js";
 import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
 import { type ErrorGuideEntry, GATEWAY_ERRORS, readErrorGuide, reasonsOf, servicePromises } from "./error-guide.js";
 import { enumToolName, sendableValues } from "./tool-json.js";
@@ -106,6 +107,14 @@ function vocabulary(service: DescService, errors: readonly ErrorGuideEntry[]): (
   return (text) => text.replace(pattern, (name) => replacements.get(name)!);
 }
 
+/**
+ * Numeric bounds the service enforces on a field, stated in its schema so a
+ * model stays inside them; by the field's full name.
+ */
+const FIELD_BOUNDS: Readonly<Record<string, JsonSchema>> = {
+  "calq.v1.SearchEventsRequest.limit": { minimum: 0, maximum: MAX_LIMIT },
+};
+
 /** A strict input schema: every field a property, all required, optional ones nullable. */
 function inputSchema(message: DescMessage, words: (text: string) => string): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
@@ -123,7 +132,7 @@ function inputSchema(message: DescMessage, words: (text: string) => string): Jso
     }
     if (nullable)
       description += `\nnull leaves it unset, which means ${field.fieldKind === "enum" || field.scalar !== ScalarType.STRING ? "0" : "empty"}.`;
-    properties[field.name] = { ...schema, description: words(description) };
+    properties[field.name] = { ...schema, ...FIELD_BOUNDS[`${message.typeName}.${field.name}`], description: words(description) };
   }
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
 }

@@ -11,7 +11,10 @@ export const ERROR_DOMAIN = "calq";
 
 /** INVALID_ARGUMENT for Code.InvalidArgument: the names gRPC tools and dashboards use; OK when there is no code. */
 export function codeName(code: Code | undefined): string {
-  return code === undefined ? "OK" : Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+  if (code === undefined) return "OK";
+  // connect spells it the American way; gRPC's name is CANCELLED.
+  if (code === Code.Canceled) return "CANCELLED";
+  return Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 }
 
 /** calq's own ErrorInfo of a refusal, if the error carries one. */

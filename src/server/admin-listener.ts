@@ -1,11 +1,15 @@
 /**
  * The admin port: `GET /metrics` in Prometheus text format, on its own
  * address so it can stay inside the cluster while the service port faces
- * callers. Nothing else is served there.
+ * callers. Nothing else is served there. Its connections are held to the
+ * same timeouts and caps as the service port's.
  */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Registry } from "prom-client";
+import type { ConnectionSettings } from "../config/server-config.js";
+import { ConnectionGate } from "./connection-gate.js";
+import { http1Options } from "./dual-protocol-listener.js";
 
 /** The open admin port. */
 export interface AdminListener {
@@ -14,8 +18,8 @@ export interface AdminListener {
 }
 
 /** Serves `registry` at GET /metrics on host:port (0 picks a free port). */
-export async function listenAdmin(registry: Registry, host: string, port: number): Promise<AdminListener> {
-  const server = http.createServer((request, response) => {
+export async function listenAdmin(registry: Registry, host: string, port: number, settings: ConnectionSettings): Promise<AdminListener> {
+  const server = http.createServer(http1Options(settings), (request, response) => {
     if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") {
       response.writeHead(404, { "content-type": "text/plain" }).end("not found: the admin port serves GET /metrics\n");
       return;
@@ -25,6 +29,17 @@ export async function listenAdmin(registry: Registry, host: string, port: number
       () => response.writeHead(500, { "content-type": "text/plain" }).end("metrics unavailable\n"),
     );
   });
+  const gate = new ConnectionGate(settings.maxConnections, settings.maxConnectionsPerAddress);
+  // Before the HTTP server sees it: a connection over a cap is closed on arrival.
+  const awaitingFirstRequest = new WeakMap<Socket, NodeJS.Timeout>();
+  server.prependListener("connection", (socket: Socket) => {
+    if (!gate.admit(socket)) return;
+    // Node's headers timeout starts at a request's first byte; a socket that never sends one is closed here.
+    const silent = setTimeout(() => socket.destroy(), settings.headersTimeoutMs);
+    awaitingFirstRequest.set(socket, silent);
+    socket.once("close", () => clearTimeout(silent));
+  });
+  server.prependListener("request", (request: http.IncomingMessage) => clearTimeout(awaitingFirstRequest.get(request.socket)));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

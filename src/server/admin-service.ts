@@ -54,7 +54,19 @@ const FAILURES: Record<LoadFailure, FeedFailureMessage> = {
 };
 
 /** File system errors an operator can fix (folder missing, read-only, full): FEED_NOT_WRITABLE, not INTERNAL. */
-const FILE_SYSTEM_REFUSALS = new Set(["ENOENT", "ENOTDIR", "EISDIR", "EACCES", "EPERM", "EROFS", "EBUSY", "ENOSPC", "EDQUOT", "EXDEV"]);
+const FILE_SYSTEM_REFUSALS = new Set([
+  "ENOENT",
+  "ENOTDIR",
+  "EISDIR",
+  "EACCES",
+  "EPERM",
+  "EROFS",
+  "EBUSY",
+  "ENOSPC",
+  "EDQUOT",
+  "EXDEV",
+  "ELOOP",
+]);
 
 /** Diagnostics returned per status; the count says how many there are. */
 const MAX_DIAGNOSTICS = 1000;

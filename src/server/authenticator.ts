@@ -24,7 +24,7 @@ import type { Logger } from "../logging/logger.js";
 import { bearerToken } from "../net/bearer.js";
 import { callInfo } from "./call-info.js";
 import { type JwtVerifier, looksLikeJwt, TokenRejected } from "./jwt.js";
-import { PEER_CERTIFICATE } from "./peer-certificate.js";
+import { PEER_CERTIFICATE, type PeerCertificate } from "./peer-certificate.js";
 
 export type Principal = PrincipalConfig;
 
@@ -56,16 +56,24 @@ export class Authenticator {
    * otherwise. Also records the principal on the call, for its log line.
    */
   async authenticate(context: HandlerContext): Promise<Principal> {
-    const principal = await this.identify(context);
+    const principal = await this.identify(context.requestHeader.get("authorization"), context.values.get(PEER_CERTIFICATE));
     const info = callInfo(context);
     if (info !== undefined) info.principalId = principal.id;
     return principal;
   }
 
-  private async identify(context: HandlerContext): Promise<Principal> {
-    const authorization = context.requestHeader.get("authorization");
+  /**
+   * The caller behind an authorization header and a verified client
+   * certificate, before anything else of the request is read: the HTTP layer
+   * asks this to decide how large a body it will read.
+   */
+  verify(authorization: string | null, peer: PeerCertificate | undefined): Promise<Principal> {
+    return this.identify(authorization, peer);
+  }
+
+  private async identify(authorization: string | null, peer: PeerCertificate | undefined): Promise<Principal> {
     if (authorization === null && this.options.principalFromCertificate) {
-      const subject = context.values.get(PEER_CERTIFICATE)?.subjectCommonName;
+      const subject = peer?.subjectCommonName;
       const principal = subject === undefined ? undefined : this.byId.get(subject);
       if (principal !== undefined) return principal;
     }

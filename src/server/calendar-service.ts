@@ -22,6 +22,7 @@ import {
 import { CalqError } from "../calq-error.js";
 import { READ_ANY } from "../config/capabilities.js";
 import type { Logger } from "../logging/logger.js";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../page-size.js";
 import type { CursorBinding, CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
 import { type Position, searchPage } from "../search/search-occurrences.js";
@@ -32,9 +33,6 @@ import type { Authenticator, Principal } from "./authenticator.js";
 import { mayRead, openCalendar } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
 import { occurrenceMessage } from "./occurrence-message.js";
-
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
 
 export interface CalendarServiceDeps {
   readonly store: CalendarStore;

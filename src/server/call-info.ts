@@ -18,6 +18,9 @@ export interface CallInfo {
 /** Where a call's CallInfo sits among its context values; undefined outside a served call. */
 export const CALL_INFO = createContextKey<CallInfo | undefined>(undefined, { description: "calq call info" });
 
+/** The connection a call arrived on (an HTTP/2 session or an HTTP/1.1 socket), for bounds kept per connection. */
+export const CONNECTION = createContextKey<object | undefined>(undefined, { description: "calq connection" });
+
 /** The CallInfo of the call being served, if any. */
 export function callInfo(context: Pick<HandlerContext, "values">): CallInfo | undefined {
   return context.values.get(CALL_INFO);

@@ -7,12 +7,12 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { DescMessage } from "@bufbuild/protobuf";
-import { ConnectError, type Interceptor, type StreamResponse } from "@connectrpc/connect";
+import type { ConnectError, Interceptor, StreamResponse } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
 import type { Logger } from "../logging/logger.js";
 import { codeName } from "../rpc/status.js";
 import { CALL_INFO, type CallInfo } from "./call-info.js";
-import { toWireError } from "./errors.js";
+import { callCutShort, toWireError } from "./errors.js";
 
 /** How one call ended. */
 export interface CallOutcome {
@@ -39,7 +39,7 @@ export function observeCalls(log: Logger, listeners: readonly CallListener[]): I
     const started = performance.now();
     const end = (error?: ConnectError) => {
       // A call cut short by its deadline or by the client ended with the signal's reason, not OK.
-      const cause = error ?? (request.signal.aborted ? ConnectError.from(request.signal.reason) : undefined);
+      const cause = error ?? (request.signal.aborted ? callCutShort(request.signal.reason) : undefined);
       const outcome: CallOutcome = {
         service: request.service.typeName,
         method: request.method.name,

@@ -45,6 +45,41 @@ export function toConnectError(error: CalqError): ConnectError {
 }
 
 /**
+ * A request connect could not read as its message (bad protobuf or JSON, a
+ * broken envelope): the caller's fault, so INVALID_ARGUMENT, never INTERNAL,
+ * with a correlation id that names the call in the log.
+ */
+export function malformedRequestError(cause: ConnectError, correlationId: string): ConnectError {
+  return new ConnectError(
+    `the request could not be read (${cause.rawMessage}); correlation id ${correlationId}`,
+    Code.InvalidArgument,
+    undefined,
+    [
+      {
+        desc: ErrorInfoSchema,
+        value: create(ErrorInfoSchema, {
+          reason: "MALFORMED_REQUEST" satisfies Reason,
+          domain: ERROR_DOMAIN,
+          metadata: { correlation_id: correlationId },
+        }),
+      },
+    ],
+    cause,
+  );
+}
+
+/**
+ * How a call cut short by its client ended: CANCELLED (the client left or
+ * reset the stream), or the deadline's own status. Node reports a vanished
+ * client as ABORTED or with a bare AbortError; gRPC calls that CANCELLED.
+ */
+export function callCutShort(reason: unknown): ConnectError {
+  const error = ConnectError.from(reason);
+  if (error.code !== Code.Aborted && error.code !== Code.Unknown) return error;
+  return new ConnectError("the client cancelled the call", Code.Canceled, undefined, undefined, reason);
+}
+
+/**
  * Any error thrown while serving, as what the caller may see. ConnectErrors
  * raised by the protocol layer pass through; unexpected errors are logged
  * with a correlation id (the call's own, when it has one) and answered

@@ -13,6 +13,8 @@
  */
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
+import { CONNECTION } from "./call-info.js";
+import { callCutShort } from "./errors.js";
 
 /** Where the server is in its life. */
 export type Phase = "starting" | "serving" | "draining";
@@ -51,11 +53,50 @@ export class HealthState {
 }
 
 /**
+ * A bound on open Watch streams, in all and per connection: Watch needs no
+ * credentials, and each open stream holds memory until its client leaves.
+ * One limiter serves every router of the server, so the bound is the
+ * server's.
+ */
+export class WatchLimiter {
+  private open = 0;
+  private readonly byConnection = new WeakMap<object, number>();
+
+  constructor(
+    private readonly maxStreams: number,
+    private readonly maxPerConnection: number,
+  ) {}
+
+  /** Takes a place for a stream on `connection`, or refuses RESOURCE_EXHAUSTED; the returned function gives it back. */
+  acquire(connection: object | undefined): () => void {
+    const key = connection ?? this;
+    const onConnection = this.byConnection.get(key) ?? 0;
+    if (this.open >= this.maxStreams || (connection !== undefined && onConnection >= this.maxPerConnection)) {
+      throw new ConnectError(
+        this.open >= this.maxStreams
+          ? `the server has ${this.maxStreams} health Watch streams open, as many as it allows; use Check, or retry with backoff`
+          : `this connection has ${this.maxPerConnection} health Watch streams open, as many as one connection may; close one first`,
+        Code.ResourceExhausted,
+      );
+    }
+    this.open++;
+    this.byConnection.set(key, onConnection + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.open--;
+      this.byConnection.set(key, (this.byConnection.get(key) ?? 1) - 1);
+    };
+  }
+}
+
+/**
  * Registers grpc.health.v1.Health. It answers about "" (the whole server)
  * and every service on the router; Check refuses other names with NOT_FOUND,
  * as the health protocol says, and Watch reports them SERVICE_UNKNOWN.
  */
-export function registerHealth(router: ConnectRouter, state: HealthState): void {
+export function registerHealth(router: ConnectRouter, state: HealthState, watchers: WatchLimiter): void {
   const known = (service: string) => service === "" || router.handlers.some((handler) => handler.service.typeName === service);
   const status = () => (state.phase === "serving" ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
 
@@ -65,17 +106,22 @@ export function registerHealth(router: ConnectRouter, state: HealthState): void 
       return { status: status() };
     },
     async *watch(request, context) {
-      // A draining server ends the stream after saying so, so draining is not held up by watchers.
-      // Only changes are sent: starting and draining are both NOT_SERVING.
-      let sent: ServingStatus | undefined;
-      for (;;) {
-        const now = known(request.service) ? status() : ServingStatus.SERVICE_UNKNOWN;
-        if (now !== sent) yield { status: now };
-        sent = now;
-        if (state.phase === "draining") return;
-        await state.changed(context.signal);
-        // Past the client's deadline (or after it left) the stream ends with that status, not OK.
-        context.signal.throwIfAborted();
+      const release = watchers.acquire(context.values.get(CONNECTION));
+      try {
+        // A draining server ends the stream after saying so, so draining is not held up by watchers.
+        // Only changes are sent: starting and draining are both NOT_SERVING.
+        let sent: ServingStatus | undefined;
+        for (;;) {
+          const now = known(request.service) ? status() : ServingStatus.SERVICE_UNKNOWN;
+          if (now !== sent) yield { status: now };
+          sent = now;
+          if (state.phase === "draining") return;
+          await state.changed(context.signal);
+          // Past the client's deadline the stream ends DEADLINE_EXCEEDED; after the client left, CANCELLED: never OK, never INTERNAL.
+          if (context.signal.aborted) throw callCutShort(context.signal.reason);
+        }
+      } finally {
+        release();
       }
     },
   });

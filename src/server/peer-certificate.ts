@@ -18,14 +18,19 @@ export interface PeerCertificate {
 /** Undefined on plaintext connections and on TLS connections without a verified client certificate. */
 export const PEER_CERTIFICATE = createContextKey<PeerCertificate | undefined>(undefined, { description: "calq peer certificate" });
 
+/** The verified client certificate of the connection a Node request arrived on, if any. */
+export function peerCertificateOf(request: IncomingMessage | Http2ServerRequest): PeerCertificate | undefined {
+  const socket = "stream" in request ? request.stream.session?.socket : request.socket;
+  if (!(socket instanceof TLSSocket && socket.authorized)) return undefined;
+  const subject = socket.getPeerCertificate().subject as Record<string, string | string[]> | undefined;
+  const cn = subject?.CN;
+  return { subjectCommonName: Array.isArray(cn) ? cn[0] : cn };
+}
+
 /** Context values of a Node request: its verified peer certificate, if any. */
 export function peerContextValues(request: IncomingMessage | Http2ServerRequest): ContextValues {
   const values = createContextValues();
-  const socket = "stream" in request ? request.stream.session?.socket : request.socket;
-  if (socket instanceof TLSSocket && socket.authorized) {
-    const subject = socket.getPeerCertificate().subject as Record<string, string | string[]> | undefined;
-    const cn = subject?.CN;
-    values.set(PEER_CERTIFICATE, { subjectCommonName: Array.isArray(cn) ? cn[0] : cn });
-  }
+  const peer = peerCertificateOf(request);
+  if (peer !== undefined) values.set(PEER_CERTIFICATE, peer);
   return values;
 }

@@ -2,7 +2,8 @@
  * The RPC log: one line per call with its method, status code, calq reason,
  * duration, principal id and correlation id, and an audit line for each call
  * to an audited service. Health and reflection calls are logged at debug
- * level, since orchestrators poll them all day.
+ * level, since orchestrators poll them all day, and so are calls their
+ * client cancelled: leaving is the client's right, not a fault.
  */
 
 import type { Logger } from "../logging/logger.js";
@@ -26,7 +27,7 @@ export function rpcLog(log: Logger, audited: ReadonlySet<string>): CallListener 
       correlation_id: outcome.correlationId,
     };
     log({
-      level: failed ? "error" : QUIET_SERVICES.has(outcome.service) ? "debug" : "info",
+      level: failed ? "error" : QUIET_SERVICES.has(outcome.service) || outcome.code === "CANCELLED" ? "debug" : "info",
       msg: "rpc",
       ...fields,
       duration_ms: Math.round(outcome.durationMs * 1000) / 1000,

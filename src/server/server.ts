@@ -5,12 +5,11 @@
  * can see the server NOT_SERVING while the calendars load.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { TLSSocket } from "node:tls";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
+import { ADMIN } from "../config/capabilities.js";
 import { type CalqConfig, ConfigError } from "../config/config-model.js";
-import type { ServeSettings } from "../config/server-config.js";
+import { DEFAULT_SERVE_SETTINGS, type ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { removeInterruptedWrites } from "../feeds/durable-write.js";
 import { type Logger, stderrLogger } from "../logging/logger.js";
@@ -26,11 +25,12 @@ import { calendarService } from "./calendar-service.js";
 import { observeCalls } from "./call-observer.js";
 import { concurrencyLimit } from "./concurrency-limit.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
-import { HealthState, refuseWhileDraining, registerHealth } from "./health.js";
+import { HealthState, refuseWhileDraining, registerHealth, WatchLimiter } from "./health.js";
 import { JwtVerifier } from "./jwt.js";
 import { Metrics } from "./metrics.js";
-import { peerContextValues } from "./peer-certificate.js";
+import { peerCertificateOf, peerContextValues } from "./peer-certificate.js";
 import { registerReflection } from "./reflection.js";
+import { rpcHandler } from "./rpc-handler.js";
 import { rpcLog } from "./rpc-log.js";
 import { tlsOptions, watchCertificates } from "./tls.js";
 
@@ -113,43 +113,39 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     now,
   });
   const health = new HealthState();
-  const adminPath = `/${CalendarAdminService.typeName}/`;
-  // Two adapters over the same routes, differing only in the body limit: only
-  // admin calls (ImportCalendar) may send feed-sized bodies. Both list every
-  // service, so reflection and health describe the whole server.
-  const adapter = (readMaxBytes: number) =>
-    connectNodeAdapter({
-      routes: (router) => {
-        router.service(CalendarService, service);
-        router.service(
-          CalendarAdminService,
-          adminService({ store, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now }),
-        );
-        registerHealth(router, health);
-        registerReflection(router);
-      },
-      interceptors: [
-        observeCalls(log, [rpcLog(log, AUDITED_SERVICES), ...(metrics === undefined ? [] : [metrics.onCall])]),
-        refuseWhileDraining(health),
-        concurrencyLimit(options.maxConcurrentCalls ?? 256),
-      ],
-      contextValues: peerContextValues,
-      readMaxBytes,
-    });
-  // A search request is a few hundred bytes; nothing legitimate comes near the default 64 KiB.
-  const searchHandler = adapter(options.maxRequestBytes ?? 64 * 1024);
-  // Connect JSON carries the upload in base64: a third more than its bytes.
-  const importHandler = adapter(Math.ceil((config.feeds.maxBytes * 4) / 3) + 64 * 1024);
-  // A feed-sized body is read only for an admin call that brings credentials;
-  // anyone else gets the small limit, so cannot make the server hold 50 MB.
-  const bringsCredentials = (request: Parameters<typeof searchHandler>[0]) =>
-    request.headers.authorization !== undefined || (request.socket as Partial<TLSSocket>).authorized === true;
-  const handler: typeof searchHandler = (request, response) =>
-    (request.url?.startsWith(adminPath) && bringsCredentials(request) ? importHandler : searchHandler)(request, response);
+  const settings = { ...DEFAULT_SERVE_SETTINGS, ...definedOnly(options) };
+  const watchers = new WatchLimiter(settings.maxWatchStreams, settings.maxWatchStreamsPerConnection);
+  const callListeners = [rpcLog(log, AUDITED_SERVICES), ...(metrics === undefined ? [] : [metrics.onCall])];
+  const admin = adminService({ store, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now });
+  const handler = rpcHandler({
+    // Every service on every route, so reflection and health describe the whole server.
+    routes: (router) => {
+      router.service(CalendarService, service);
+      router.service(CalendarAdminService, admin);
+      registerHealth(router, health, watchers);
+      registerReflection(router);
+    },
+    interceptors: [observeCalls(log, callListeners), refuseWhileDraining(health), concurrencyLimit(settings.maxConcurrentCalls)],
+    contextValues: peerContextValues,
+    // A search request is a few hundred bytes; nothing legitimate comes near the default 64 KiB.
+    maxRequestBytes: settings.maxRequestBytes,
+    // Connect JSON carries the upload in base64: a third more than its bytes.
+    maxLargeRequestBytes: Math.ceil((config.feeds.maxBytes * 4) / 3) + 64 * 1024,
+    maxLargeBodies: settings.maxLargeBodies,
+    largeBodyService: CalendarAdminService.typeName,
+    isVerifiedAdmin: (request) =>
+      authenticator.verify(request.headers.authorization ?? null, peerCertificateOf(request)).then(
+        (principal) => principal.capabilities.includes(ADMIN),
+        () => false,
+      ),
+    requestTimeoutMs: settings.connections.requestTimeoutMs,
+    listeners: callListeners,
+  });
   const listener = await listenDualProtocol(
     handler,
     host,
     options.port ?? 50051,
+    settings.connections,
     options.tls === undefined ? undefined : tlsOptions(options.tls),
   );
   // Certificates rotate without a restart: new connections get the new pair once its files are complete.
@@ -166,18 +162,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
                 : { level: "warn", msg: "tls certificate not reloaded; the one in use stays", error },
             ),
         );
-  let admin: AdminListener | undefined;
+  let adminPort: AdminListener | undefined;
   if (metrics !== undefined && options.admin !== undefined) {
-    admin = await listenAdmin(metrics.registry, options.admin.host, options.admin.port).catch(async (error: unknown) => {
-      await listener.close(0);
-      throw error;
-    });
+    adminPort = await listenAdmin(metrics.registry, options.admin.host, options.admin.port, settings.connections).catch(
+      async (error: unknown) => {
+        await listener.close(0);
+        throw error;
+      },
+    );
   }
   let refresher: RefreshScheduler | undefined;
   const running: RunningServer = {
     host: listener.host,
     port: listener.port,
-    adminPort: admin?.port,
+    adminPort: adminPort?.port,
     store,
     health,
     async close(graceMs) {
@@ -185,7 +183,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       refresher?.stop();
       stopWatchingCertificates();
       await listener.close(graceMs);
-      await admin?.close();
+      await adminPort?.close();
     },
   };
   options.onListening?.(running);
@@ -197,6 +195,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (options.refreshFeeds ?? true) refresher.start();
   health.enter("serving");
   return running;
+}
+
+/** The options given a value; an option passed as undefined falls back to its default. */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** Diagnostics logged per load; the rest are counted. */

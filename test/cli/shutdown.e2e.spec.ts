@@ -20,6 +20,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -161,6 +162,29 @@ async function finishesThenExits(stream: ReturnType<typeof reflectionStream>, se
 }
 
 describe("SIGTERM", () => {
+  it("closes idle and unsniffed connections at once: a silent socket and an idle client do not hold the exit for the grace period", async () => {
+    const served = await serve(30);
+    const [host, port] = served.address.split(":");
+    const silent = await new Promise<Socket>((resolve, reject) => {
+      const socket = connect(Number(port), host, () => resolve(socket));
+      socket.on("error", reject);
+    });
+    silent.on("error", () => {});
+    silent.resume();
+    const client = new grpc.Client(served.address, grpc.credentials.createInsecure());
+    try {
+      expect(await check(client)).toBe(ServingStatus.SERVING);
+      const started = performance.now();
+      served.child.kill("SIGTERM");
+      expect(await served.exited).toBe(0);
+      // Loose for a shared machine; what matters is far less than the 30 s grace.
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      client.close();
+      silent.destroy();
+    }
+  });
+
   it("drains: health goes NOT_SERVING, the call in flight finishes, the process exits 0", async () => {
     const served = await serve(10);
     const client = new grpc.Client(served.address, grpc.credentials.createInsecure());

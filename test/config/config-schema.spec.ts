@@ -75,9 +75,11 @@ describe("calq.yaml's schema", () => {
     expect(refusal(document)).toBe("calq.yaml: calendars[0].source: required");
   });
 
-  it("allows under server, tls and admin exactly the keys of the settings table, which the usage text lists", () => {
+  it("allows in the serve sections exactly the keys of the settings table, which the usage text lists", () => {
     const properties = CONFIG_SCHEMA.properties as Record<string, { properties?: Record<string, unknown> }>;
-    const inSchema = ["server", "tls", "admin"].flatMap((section) =>
+    const sections = new Set(Object.values(SOURCES).map((source) => source.yaml[0]));
+    expect([...sections].sort()).toEqual(["admin", "connections", "health", "server", "tls"]);
+    const inSchema = [...sections].flatMap((section) =>
       Object.keys(properties[section].properties ?? {}).map((key) => `${section}.${key}`),
     );
     const inTable = Object.values(SOURCES).map((source) => source.yaml.join("."));

@@ -48,6 +48,35 @@ describe("serve settings: calq.yaml, then CALQ_* variables, then flags", () => {
     expect(settings({ document, env, flags: { port: "8000", host: "::1" } })).toMatchObject({ host: "::1", port: 8000, logLevel: "debug" });
   });
 
+  it("holds connections to Envoy's and Node's defaults, and reads each connection setting in seconds", () => {
+    expect(settings({})).toMatchObject({
+      connections: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 300_000,
+        idleTimeoutMs: 60_000,
+        keepaliveIntervalMs: 60_000,
+        maxConnections: 10_000,
+        maxConnectionsPerAddress: 512,
+        maxConcurrentStreams: 100,
+        maxHeaderListBytes: 16_384,
+      },
+      maxLargeBodies: 2,
+      maxWatchStreams: 1000,
+      maxWatchStreamsPerConnection: 8,
+    });
+    const document = { connections: { headers_timeout_seconds: 2.5, max_per_address: 16 }, health: { max_watch_streams: 5 } };
+    expect(settings({ document, env: { CALQ_MAX_CONNECTIONS_PER_ADDRESS: "32" }, flags: { "idle-timeout-seconds": "30" } })).toMatchObject({
+      connections: { headersTimeoutMs: 2_500, maxConnectionsPerAddress: 32, idleTimeoutMs: 30_000 },
+      maxWatchStreams: 5,
+    });
+  });
+
+  it("refuses a timeout of zero: it would close every connection at once", () => {
+    expect(() => settings({ flags: { "headers-timeout-seconds": "0" } })).toThrow(
+      "--headers-timeout-seconds: expected a positive number of seconds",
+    );
+  });
+
   it("treats an empty variable as unset", () => {
     expect(settings({ document, env: { CALQ_PORT: "" } }).port).toBe(6000);
   });

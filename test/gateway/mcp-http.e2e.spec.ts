@@ -156,3 +156,42 @@ describe("calq mcp --http: where it may listen", () => {
     expect(await status(target.host)).not.toBe(403);
   });
 });
+
+describe("calq mcp --http: what a request may be", () => {
+  /** POSTs `body` as the MCP client would, with An's token; the status and the JSON answer. */
+  async function post(body: string): Promise<{ status: number; json: { error?: { code: number; message: string }; result?: unknown } }> {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${AN_TOKEN}` },
+      body,
+    });
+    return { status: response.status, json: await response.json() };
+  }
+
+  it("refuses a JSON-RPC batch with -32600, answering none of its calls (MCP 2025-06-18 removed batching)", async () => {
+    const { status, json } = await post(
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ]),
+    );
+    expect(status).toBe(400);
+    expect(json.error?.code).toBe(-32600);
+    expect(json.error?.message).toContain("batch");
+  });
+
+  it("answers a tool call whose arguments are not an object with -32602 (invalid params)", async () => {
+    for (const args of [[], "text", 7, null]) {
+      const { json } = await post(
+        JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_calendars", arguments: args } }),
+      );
+      expect(json.error?.code, JSON.stringify(args)).toBe(-32602);
+    }
+  });
+
+  it("answers a body that is not JSON with -32700 (parse error)", async () => {
+    const { status, json } = await post("{not json");
+    expect(status).toBe(400);
+    expect(json.error?.code).toBe(-32700);
+  });
+});

@@ -56,6 +56,8 @@ describe("tools generated from the proto descriptors", () => {
     expect(schema.properties.calendar_id.type).toBe("string");
     expect(schema.properties.start.type).toBe("string");
     expect(schema.properties.limit.type).toEqual(["integer", "null"]);
+    // The service's own bound (1 to 100, or 0 for the default): a model following the schema is never refused INVALID_LIMIT.
+    expect(schema.properties.limit).toMatchObject({ minimum: 0, maximum: 100 });
     expect(schema.properties.cursor.type).toEqual(["string", "null"]);
   });
 
@@ -152,7 +154,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(19);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(20);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",

@@ -3,7 +3,7 @@
  * what a status tells (and never tells), reloads with each outcome, and
  * imports that are either served whole or change nothing.
  */
-import { lstatSync, readFileSync, symlinkSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FeedFailure, ReloadOutcome, SourceKind } from "../../gen/calq/v1/calendar_admin_service_pb.js";
@@ -52,6 +52,7 @@ beforeAll(async () => {
         { id: "local", source: "local.ics", readers: ["an"] },
         { id: "remote", source: `${provider.url}?key=url-secret-99`, readers: ["an"] },
         { id: "linked", source: "linked.ics", readers: ["an"] },
+        { id: "dangling", source: "dangling.ics", readers: ["an"] },
         { id: "private", source: "private.ics", readers: ["an"] },
         { id: "unwritable", source: "no-such-folder/cal.ics", readers: ["an"] },
       ],
@@ -63,7 +64,12 @@ beforeAll(async () => {
       feeds: { max_bytes: MAX_BYTES },
     },
     log: (record) => logs.push(record),
-    beforeStart: (dir) => symlinkSync(join(dir, "real.ics"), join(dir, "linked.ics")),
+    beforeStart: (dir) => {
+      symlinkSync(join(dir, "real.ics"), join(dir, "linked.ics"));
+      // A link to a file not written yet: a relative one, as an operator would make it.
+      mkdirSync(join(dir, "store"));
+      symlinkSync(join("store", "dangling-target.ics"), join(dir, "dangling.ics"));
+    },
   });
   admin = new CalqGrpcClient(served.address, "token-ops");
 });
@@ -120,8 +126,8 @@ describe("who may call the admin service", () => {
 describe("GetCalendarStatus", () => {
   it("gives each calendar's counts, zone and diagnostics (component, line, reason)", async () => {
     const { calendars } = await admin.getCalendarStatus();
-    expect(calendars.map((calendar) => calendar.calendarId)).toEqual(["linked", "local", "private", "remote", "unwritable"]);
-    const [, local, , remote] = calendars;
+    expect(calendars.map((calendar) => calendar.calendarId)).toEqual(["dangling", "linked", "local", "private", "remote", "unwritable"]);
+    const [, , local, , remote] = calendars;
     expect(local).toMatchObject({
       sourceKind: SourceKind.FILE,
       stale: false,
@@ -230,6 +236,13 @@ describe("ImportCalendar", () => {
     await admin.importCalendar({ calendarId: "linked", ics: Buffer.from(calendarText("through the link")) });
     expect(lstatSync(join(served.dir, "linked.ics")).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(served.dir, "real.ics"), "utf8")).toBe(calendarText("through the link"));
+  });
+
+  it("writes through a dangling symbolic link to the file it names, leaving the link a link", async () => {
+    await admin.importCalendar({ calendarId: "dangling", ics: Buffer.from(calendarText("first write")) });
+    expect(lstatSync(join(served.dir, "dangling.ics")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(served.dir, "store", "dangling-target.ics"), "utf8")).toBe(calendarText("first write"));
+    expect(await summaries("dangling")).toEqual(["first write"]);
   });
 
   it("says FEED_NOT_WRITABLE, not INTERNAL, when the calendar's folder is missing", async () => {

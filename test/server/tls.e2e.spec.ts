@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import tls from "node:tls";
 import { promisify } from "node:util";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
@@ -20,9 +21,10 @@ import {
   type GetCallerContextResponse,
   GetCallerContextResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
-import type { TlsSettings } from "../../src/config/server-config.js";
+import { DEFAULT_SERVE_SETTINGS, type TlsSettings } from "../../src/config/server-config.js";
 import { certificateAuthority, leafCertificate, type Pem } from "../support/certificates.js";
 import { ics, vevent } from "../support/feeds.js";
+import { closedWithin, rawSocket } from "../support/raw-http.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 let dir: string;
@@ -191,5 +193,53 @@ describe("mTLS", () => {
 
   it("refuses the handshake with a certificate from another CA", async () => {
     await expect(whoAmI(served.address, trusting(stranger))).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  });
+});
+
+describe("silent TLS connections", () => {
+  let served: TestServer;
+  beforeAll(async () => {
+    served = await startTestServer({
+      calendars: { work: ics() },
+      config: { calendars: [{ id: "work", source: "work.ics", readers: [] }], principals: [] },
+      serve: { tls: tlsSettings, connections: { ...DEFAULT_SERVE_SETTINGS.connections, headersTimeoutMs: 300 } },
+    });
+  });
+  afterAll(() => served.close());
+
+  it("closes a connection that never starts its handshake, at the headers timeout", async () => {
+    const socket = await rawSocket(served.address);
+    await closedWithin(socket, 5_000);
+  });
+
+  it("closes a connection that chose HTTP/1.1 by ALPN and then sends nothing", async () => {
+    const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
+      const opened = tls.connect({ host: "127.0.0.1", port: served.server.port, ca: ca.cert, ALPNProtocols: ["http/1.1"] }, () =>
+        resolve(opened),
+      );
+      opened.on("error", reject);
+    });
+    socket.on("error", () => {});
+    socket.resume();
+    expect(socket.alpnProtocol).toBe("http/1.1");
+    await closedWithin(socket, 5_000);
+  });
+});
+
+describe("the connection caps over TLS", () => {
+  it("count a connection from its TCP accept, before any handshake", async () => {
+    const served = await startTestServer({
+      calendars: { work: ics() },
+      config: { calendars: [{ id: "work", source: "work.ics", readers: [] }], principals: [] },
+      serve: { tls: tlsSettings, connections: { ...DEFAULT_SERVE_SETTINGS.connections, maxConnectionsPerAddress: 2 } },
+    });
+    const held = [await rawSocket(served.address), await rawSocket(served.address)];
+    try {
+      await closedWithin(await rawSocket(served.address), 2_000);
+      for (const socket of held) expect(socket.destroyed).toBe(false);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await served.close();
+    }
   });
 });

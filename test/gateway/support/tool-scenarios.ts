@@ -17,7 +17,11 @@ export interface GatewayUnderTest {
   connect(token: string): Promise<Client>;
 }
 
-/** The search refusals, one per calq.v1.Reason a request can cause: code, change to the Friday query, field named. */
+/**
+ * The search refusals, one per calq.v1.Reason a request can cause through the
+ * tool: code, change to the Friday query, field named. (INVALID_LIMIT cannot
+ * be: the schema holds limit to the service's bounds, tested below.)
+ */
 export const SEARCH_REFUSALS: readonly [code: string, change: Record<string, unknown>, field: string][] = [
   ["invalid_interval", { end_exclusive: "2026-10-02T08:00:00+07:00" }, "end_exclusive"],
   ["invalid_timestamp", { start: "Friday 9am" }, "start"],
@@ -33,7 +37,6 @@ export const SEARCH_REFUSALS: readonly [code: string, change: Record<string, unk
     { calendar_id: "new-york", timezone: "America/New_York", start: "2026-03-08T02:30:00", end_exclusive: "2026-03-08T04:00:00" },
     "start",
   ],
-  ["invalid_limit", { limit: 500 }, "limit"],
   ["invalid_cursor", { cursor: "not-a-cursor" }, "cursor"],
   ["calendar_not_accessible", { calendar_id: "binh-private" }, ""],
   ["provider_unavailable", { calendar_id: "never-loaded" }, ""],
@@ -142,6 +145,13 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
       expect(result.text).toContain(`\`${Object.keys(extra)[0]}\`: not allowed`);
     }
     expect(errorCode(await callTool(an, "list_calendars", { user_id: "binh" }))).toBe("invalid_arguments");
+  });
+
+  it("refuses a limit above the service's maximum by the schema, before the service is asked", async () => {
+    const result = await callTool(an, "search_calendar_events", { ...FRIDAY_MORNING, limit: 101 });
+    expect(errorCode(result)).toBe("invalid_arguments");
+    expect(result.text).toContain("`limit`: must be <= 100");
+    expect(eventsOf(await callTool(an, "search_calendar_events", { ...FRIDAY_MORNING, limit: 100 })).length).toBeGreaterThan(0);
   });
 
   it("refuses a match mode outside the closed enum, and a missing field, without fixing them up", async () => {
