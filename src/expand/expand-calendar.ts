@@ -271,7 +271,7 @@ class CalendarExpansion {
     const rules: RecurrenceRule[] = [];
     for (const value of values) {
       try {
-        const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay, this.budget);
+        const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay, this.budget, this.clock);
         rules.push(rule);
         if (rule.countCut) {
           this.diagnostics.push({
