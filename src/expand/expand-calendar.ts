@@ -18,7 +18,7 @@ import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rul
 import { Budget, type Clock } from "./budget.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
 import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
-import { endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
+import { type Cut, endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
 
 /** Bounds on expansion work. */
 export interface ExpansionLimits {
@@ -35,31 +35,43 @@ export interface ExpansionLimits {
   readonly clock?: Clock;
 }
 
-/** What one search page asks of the series expanded on demand. */
+/** What one search asks of the series expanded on demand. */
 export interface TailRequest {
   /** The window [start, endExclusive). */
   readonly start: number;
   readonly endExclusive: number;
   /** Occurrences starting before this are not wanted (the cursor's start). */
   readonly startingFrom: number;
-  /** The page's own test: window, mode and cursor. */
+  /** The search's own test: window, mode and cursor. */
   readonly accepts: (occurrence: Occurrence) => boolean;
-  /** How many accepted occurrences the page needs. */
-  readonly wanted: number;
   /** Shared by every tail of the search, so hostile series cannot stall it. */
   readonly budget: Budget;
 }
 
+/** How one call of SeriesTail.next went. */
+export interface TailBatch {
+  /** "cap" or "budget" when expansion was cut short (what came before the cut is exact). */
+  readonly cut: Cut;
+  /** False when nothing after the occurrences returned remains for this request. */
+  readonly more: boolean;
+}
+
 /**
- * Expands, on demand, the slots of one series that were not materialised.
- * `collect` appends occurrences whose slot lies outside the materialised
- * range and that may meet the window and start at or after `startingFrom`;
- * of those the request `accepts`, every one up to the `wanted`-th in start
- * order is included (later ones may be missing). Callers filter exactly.
- * Returns false when the budget or the per-series cap cut it short.
+ * Expands, on demand, the slots of one series that were not materialised,
+ * a few at a time, so that a search merging many series pays for about the
+ * occurrences it returns, not for every one in its window.
  */
 export interface SeriesTail {
-  collect(request: TailRequest, out: Occurrence[]): boolean;
+  /** No occurrence `next` appends for this request starts before this instant (Infinity: none can). */
+  earliestStart(request: TailRequest): number;
+  /**
+   * Appends the occurrences outside the materialised range that start after
+   * `after` and that the request accepts: at least the first `wanted` of them
+   * in (start, event_id) order, or all when fewer. It may append more, and
+   * ones the request does not accept; callers filter, sort and keep the
+   * first `wanted` when `more` is true.
+   */
+  next(request: TailRequest, after: number, wanted: number, out: Occurrence[]): TailBatch;
 }
 
 /** A feed's occurrences, ready to index. */
@@ -312,16 +324,34 @@ class CalendarExpansion {
     if (room <= 0) this.reportFeedCapped();
     const indexedFrom = hotStart;
     if (series.firstSlot >= indexedFrom && series.lastSlot < indexedTo) return;
+    const reach = (request: TailRequest) => Math.max(request.start, request.startingFrom) - series.reachBehind;
     this.tails.push({
-      collect({ start, endExclusive, startingFrom, accepts, wanted, budget }, out) {
-        // Every slot whose occurrence may end after `start` and start at or after `startingFrom`.
-        const from = Math.max(start, startingFrom) - series.reachBehind;
-        const to = endExclusive + series.reachAhead;
-        const page = { accepts, wanted };
-        let complete = true;
-        if (from < indexedFrom) complete &&= series.expand(from, Math.min(to, indexedFrom), cap, budget, out, page).cut === "none";
-        if (to > indexedTo) complete &&= series.expand(Math.max(from, indexedTo), to, cap, budget, out, page).cut === "none";
-        return complete;
+      earliestStart(request) {
+        const from = Math.max(reach(request), series.firstSlot);
+        return from > series.lastSlot ? Number.POSITIVE_INFINITY : from - series.reachAhead;
+      },
+      next(request, after, wanted, out) {
+        // Every slot whose occurrence may end after the window's start and
+        // start at or after the cursor's; slots are starts here, unless
+        // THISANDFUTURE overrides shift them, and then `expand` ignores
+        // `page` and returns the whole range, so nothing is left for later.
+        const from = Math.max(reach(request), Math.floor(after) + 1);
+        const to = request.endExclusive + series.reachAhead;
+        const ranges = [
+          [from, Math.min(to, indexedFrom)],
+          [Math.max(from, indexedTo), to],
+        ];
+        let found = 0;
+        for (const [rangeFrom, rangeTo] of ranges) {
+          if (rangeTo <= rangeFrom) continue;
+          const before = out.length;
+          const page = { accepts: request.accepts, wanted: wanted - found };
+          const { cut } = series.expand(rangeFrom, rangeTo, cap, request.budget, out, page);
+          found += out.length - before;
+          if (cut !== "none") return { cut, more: false };
+          if (found >= wanted && !series.reordered) return { cut, more: true };
+        }
+        return { cut: "none", more: false };
       },
     });
   }

@@ -132,6 +132,8 @@ export class Series {
   readonly reachBehind: number;
   /** The longest time an occurrence can start before its slot. */
   readonly reachAhead: number;
+  /** True when THISANDFUTURE overrides can move starts out of slot order (then `page` is ignored). */
+  readonly reordered: boolean;
 
   constructor(private readonly parts: SeriesParts) {
     const { shape, startLocal, rdates, futures } = parts;
@@ -157,6 +159,7 @@ export class Series {
     }
     this.reachBehind = behind;
     this.reachAhead = ahead;
+    this.reordered = futures.length > 0;
   }
 
   private findLastSlot(lastRdate: number): number {
