@@ -94,7 +94,7 @@ export function searchPage(calendar: SearchableOccurrences, query: PageQuery, li
 }
 
 /**
- * The same search as steps that pause about every 5 ms of work, so a caller
+ * The same search as steps that pause about every millisecond of work, so a caller
  * may let other requests run between them (runYielding). Paused time does not
  * count against `limits.budgetMs`; it does count towards `limits.answerBy`.
  */
@@ -122,7 +122,10 @@ export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQue
   const found: Occurrence[] = [];
   let complete = true;
   let partial: PartialReason | undefined;
-  const pacer = new Pacer(5, clock);
+  // A millisecond, not the 10 ms a reload uses: a search of another calendar
+  // needs several turns of the event loop (request, handler, response frames)
+  // and waits for a slice of every expensive search at each of them.
+  const pacer = new Pacer(1, clock);
   while (found.length < wanted) {
     if (pacer.due()) {
       const paused = clock();

@@ -123,7 +123,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       }
 
       // The client's deadline counts from now; the search pauses for other
-      // requests about every 5 ms, so one expensive calendar cannot hold the others.
+      // requests about every millisecond, so one expensive calendar cannot hold the others.
       const timeoutMs = context.timeoutMs();
       const started = searchClock();
       const limits: SearchLimits = {
