@@ -18,7 +18,8 @@ import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rul
 import { Budget, type Clock } from "./budget.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
 import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
-import { type Cut, endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
+import { endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
+import { OnDemandSeries } from "./series-tail.js";
 
 /** Bounds on expansion work. */
 export interface ExpansionLimits {
@@ -35,50 +36,11 @@ export interface ExpansionLimits {
   readonly clock?: Clock;
 }
 
-/** What one search asks of the series expanded on demand. */
-export interface TailRequest {
-  /** The window [start, endExclusive). */
-  readonly start: number;
-  readonly endExclusive: number;
-  /** Occurrences starting before this are not wanted (the cursor's start). */
-  readonly startingFrom: number;
-  /** The search's own test: window, mode and cursor. */
-  readonly accepts: (occurrence: Occurrence) => boolean;
-  /** Shared by every tail of the search, so hostile series cannot stall it. */
-  readonly budget: Budget;
-}
-
-/** How one call of SeriesTail.next went. */
-export interface TailBatch {
-  /** "cap" or "budget" when expansion was cut short (what came before the cut is exact). */
-  readonly cut: Cut;
-  /** False when nothing after the occurrences returned remains for this request. */
-  readonly more: boolean;
-}
-
-/**
- * Expands, on demand, the slots of one series that were not materialised,
- * a few at a time, so that a search merging many series pays for about the
- * occurrences it returns, not for every one in its window.
- */
-export interface SeriesTail {
-  /** No occurrence `next` appends for this request starts before this instant (Infinity: none can). */
-  earliestStart(request: TailRequest): number;
-  /**
-   * Appends the occurrences outside the materialised range that start after
-   * `after` and that the request accepts: at least the first `wanted` of them
-   * in (start, event_id) order, or all when fewer. It may append more, and
-   * ones the request does not accept; callers filter, sort and keep the
-   * first `wanted` when `more` is true.
-   */
-  next(request: TailRequest, after: number, wanted: number, out: Occurrence[]): TailBatch;
-}
-
 /** A feed's occurrences, ready to index. */
 export interface ExpandedCalendar {
   /** Materialised occurrences, in no particular order. */
   readonly occurrences: Occurrence[];
-  readonly tails: readonly SeriesTail[];
+  readonly tails: readonly OnDemandSeries[];
   readonly diagnostics: readonly Diagnostic[];
   /** Events kept (masters, overrides and orphans), after dropping unreadable ones. */
   readonly eventCount: number;
@@ -111,7 +73,7 @@ class ComponentRefused extends Error {
 class CalendarExpansion {
   private readonly diagnostics: Diagnostic[] = [];
   private readonly occurrences: Occurrence[] = [];
-  private readonly tails: SeriesTail[] = [];
+  private readonly tails: OnDemandSeries[] = [];
   private readonly budget: Budget;
   private readonly clock: Clock;
   private eventCount = 0;
@@ -324,36 +286,7 @@ class CalendarExpansion {
     if (room <= 0) this.reportFeedCapped();
     const indexedFrom = hotStart;
     if (series.firstSlot >= indexedFrom && series.lastSlot < indexedTo) return;
-    const reach = (request: TailRequest) => Math.max(request.start, request.startingFrom) - series.reachBehind;
-    this.tails.push({
-      earliestStart(request) {
-        const from = Math.max(reach(request), series.firstSlot);
-        return from > series.lastSlot ? Number.POSITIVE_INFINITY : from - series.reachAhead;
-      },
-      next(request, after, wanted, out) {
-        // Every slot whose occurrence may end after the window's start and
-        // start at or after the cursor's; slots are starts here, unless
-        // THISANDFUTURE overrides shift them, and then `expand` ignores
-        // `page` and returns the whole range, so nothing is left for later.
-        const from = Math.max(reach(request), Math.floor(after) + 1);
-        const to = request.endExclusive + series.reachAhead;
-        const ranges = [
-          [from, Math.min(to, indexedFrom)],
-          [Math.max(from, indexedTo), to],
-        ];
-        let found = 0;
-        for (const [rangeFrom, rangeTo] of ranges) {
-          if (rangeTo <= rangeFrom) continue;
-          const before = out.length;
-          const page = { accepts: request.accepts, wanted: wanted - found };
-          const { cut } = series.expand(rangeFrom, rangeTo, cap, request.budget, out, page);
-          found += out.length - before;
-          if (cut !== "none") return { cut, more: false };
-          if (found >= wanted && !series.reordered) return { cut, more: true };
-        }
-        return { cut: "none", more: false };
-      },
-    });
+    this.tails.push(new OnDemandSeries(series, indexedFrom, indexedTo, cap));
   }
 
   private feedCapReported = false;

@@ -90,6 +90,17 @@ const FREQUENCIES: Record<string, number> = {
 
 const WEEKDAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
 
+/**
+ * An accepted rule as plain data (JSON), to rebuild it on another thread
+ * without running its checks and probe again. Weekdays are {weekday, n}.
+ */
+export interface RuleRecipe {
+  readonly options: Partial<Options>;
+  readonly startLocal: number;
+  readonly lastLocal?: number;
+  readonly countCut: boolean;
+}
+
 /** A readable, affordable recurrence rule anchored at a DTSTART. */
 export class RecurrenceRule {
   /**
@@ -180,6 +191,26 @@ export class RecurrenceRule {
     const counted = count === undefined ? undefined : this.countedEnd(Math.min(count, MAX_COUNTED), budget);
     this.countCut = (count !== undefined && count > MAX_COUNTED) || counted?.cut === true;
     this.lastLocal = counted === undefined ? untilLocal : Math.min(counted.last, untilLocal ?? Infinity);
+  }
+
+  /** This rule as plain data; `fromRecipe` rebuilds it. */
+  recipe(): RuleRecipe {
+    return { options: this.options, startLocal: this.startLocal, lastLocal: this.lastLocal, countCut: this.countCut };
+  }
+
+  /** A rule already accepted elsewhere (by the constructor, on another thread): no checks, no probe. */
+  static fromRecipe(recipe: RuleRecipe): RecurrenceRule {
+    const { byweekday } = recipe.options;
+    const weekdays = Array.isArray(byweekday)
+      ? byweekday.map((day) => (typeof day === "object" ? new rrule.Weekday(day.weekday, day.n ?? undefined) : day))
+      : byweekday;
+    const rule = Object.create(RecurrenceRule.prototype) as RecurrenceRule;
+    return Object.assign(rule, {
+      options: { ...recipe.options, byweekday: weekdays },
+      startLocal: recipe.startLocal,
+      lastLocal: recipe.lastLocal,
+      countCut: recipe.countCut,
+    });
   }
 
   /**

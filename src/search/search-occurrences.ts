@@ -15,8 +15,8 @@
  */
 
 import { Budget, type Clock } from "../expand/budget.js";
-import type { SeriesTail, TailRequest } from "../expand/expand-calendar.js";
 import { compareOccurrences, eventIdOf, type Occurrence } from "../expand/occurrence.js";
+import type { SeriesTail, TailRequest } from "../expand/series-tail.js";
 import type { IntervalIndex } from "../index/interval-index.js";
 import { Pacer, runAtOnce, type Steps } from "../stepwise.js";
 import { type MatchMode, matches, type Window } from "./match.js";
@@ -100,6 +100,8 @@ export function searchPage(calendar: SearchableOccurrences, query: PageQuery, li
  */
 export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQuery, limits: SearchLimits): Steps<Page> {
   const wanted = query.limit + 1;
+  // Nothing to expand: the index alone answers, in O((L + 1) log n), with no merge.
+  if (calendar.tails.length === 0) return pageOf(indexCandidates(calendar.index, query, wanted), query.limit, true);
   const clock = limits.clock ?? Date.now;
   const budget = new Budget(clock() + limits.budgetMs, TAIL_VISITS_PER_SEARCH, clock);
   const { window, mode, after } = query;
@@ -114,11 +116,6 @@ export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQue
 
   const heap = new EntryHeap();
   heap.push(new ListStream(indexCandidates(calendar.index, query, wanted)).entry());
-  for (const tail of calendar.tails) {
-    const earliest = tail.earliestStart(request);
-    if (earliest !== Number.POSITIVE_INFINITY) heap.push({ start: earliest, id: "", stream: new TailStream(tail, request) });
-  }
-
   const found: Occurrence[] = [];
   let complete = true;
   let partial: PartialReason | undefined;
@@ -126,14 +123,28 @@ export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQue
   // needs several turns of the event loop (request, handler, response frames)
   // and waits for a slice of every expensive search at each of them.
   const pacer = new Pacer(1, clock);
-  while (found.length < wanted) {
+  /** Pauses when a slice is used up; then says whether to stop, and why. */
+  function* breathe(): Steps<PartialReason | undefined> {
     if (pacer.due()) {
       const paused = clock();
       yield;
       pacer.resumed();
       budget.extend(clock() - paused);
     }
-    partial = stopReason(limits, budget, clock);
+    return stopReason(limits, budget, clock);
+  }
+
+  // Each series' lower bound; a series rebuilt from a worker's recipe is made
+  // here on its first search, so this too is paced and budgeted.
+  for (const tail of calendar.tails) {
+    partial = yield* breathe();
+    if (partial !== undefined) break;
+    const earliest = tail.earliestStart(request);
+    if (earliest !== Number.POSITIVE_INFINITY) heap.push({ start: earliest, stream: new TailStream(tail, request) });
+  }
+
+  while (partial === undefined && found.length < wanted) {
+    partial = yield* breathe();
     if (partial !== undefined) break;
     const top = heap.pop();
     if (top === undefined) break;
@@ -150,7 +161,7 @@ export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQue
     }
     found.push(top.occurrence);
     // The stream's next occurrence comes after this one; look it up only if it could be next.
-    heap.push({ start: top.start, id: top.id, stream: top.stream });
+    heap.push({ start: top.start, boundAfter: top, stream: top.stream });
   }
 
   if (partial !== undefined) {
@@ -158,8 +169,13 @@ export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQue
     const next = last === undefined ? (after ?? BEFORE_ALL) : { start: last.start, eventId: eventIdOf(last) };
     return { occurrences: found, complete, more: true, next, partial };
   }
-  const occurrences = found.slice(0, query.limit);
-  if (found.length <= query.limit) return { occurrences, complete, more: false };
+  return pageOf(found, query.limit, complete);
+}
+
+/** A page from up to limit + 1 matches in order: the extra one only says that more follow. */
+function pageOf(found: readonly Occurrence[], limit: number, complete: boolean): Page {
+  const occurrences = found.slice(0, limit);
+  if (found.length <= limit) return { occurrences, complete, more: false };
   const last = occurrences[occurrences.length - 1];
   return { occurrences, complete, more: true, next: { start: last.start, eventId: eventIdOf(last) } };
 }
@@ -174,13 +190,24 @@ function stopReason(limits: SearchLimits, budget: Budget, clock: Clock): Partial
 
 /**
  * A heap entry: a stream and its next occurrence, keyed by (start, event_id);
- * or, with no occurrence, a key no later than the stream's next one.
+ * or, with no occurrence, a key no later than the stream's next one: the
+ * key of the entry it follows (`boundAfter`), else (start, ""). Event ids
+ * are made only when starts tie.
  */
 interface Entry {
   readonly start: number;
-  readonly id: string;
   readonly stream: Stream;
   readonly occurrence?: Occurrence;
+  readonly boundAfter?: Entry;
+  id?: string;
+}
+
+function idOf(entry: Entry): string {
+  if (entry.id === undefined) {
+    if (entry.occurrence !== undefined) entry.id = eventIdOf(entry.occurrence);
+    else entry.id = entry.boundAfter === undefined ? "" : idOf(entry.boundAfter);
+  }
+  return entry.id;
 }
 
 /** What advancing a stream gave: its next entry (none at its end), and whether expansion was cut. */
@@ -194,7 +221,7 @@ interface Stream {
 }
 
 function entryOf(stream: Stream, occurrence: Occurrence): Entry {
-  return { start: occurrence.start, id: eventIdOf(occurrence), stream, occurrence };
+  return { start: occurrence.start, stream, occurrence };
 }
 
 /** Occurrences already exact and in order (the index's candidates). */
@@ -202,7 +229,7 @@ class ListStream implements Stream {
   private position = 0;
   constructor(private readonly items: readonly Occurrence[]) {}
   entry(): Entry {
-    return { start: Number.NEGATIVE_INFINITY, id: "", stream: this };
+    return { start: Number.NEGATIVE_INFINITY, stream: this };
   }
   advance(): Advance {
     const item = this.items[this.position++];
@@ -298,7 +325,9 @@ class EntryHeap {
  */
 function before(a: Entry, b: Entry): boolean {
   if (a.start !== b.start) return a.start < b.start;
-  if (a.id !== b.id) return a.id < b.id;
+  const idA = idOf(a);
+  const idB = idOf(b);
+  if (idA !== idB) return idA < idB;
   return a.occurrence === undefined && b.occurrence !== undefined;
 }
 
@@ -309,7 +338,7 @@ function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wan
   if (mode === "startWithin") {
     const stop = index.lowerBound(window.endExclusive);
     for (let position = Math.max(from, index.lowerBound(window.start)); position < stop && found.length < wanted; position++) {
-      found.push(index.items[position]);
+      found.push(index.item(position));
     }
     return found;
   }
@@ -324,7 +353,7 @@ function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wan
 function positionAfter(index: IntervalIndex<Occurrence>, after: Position): number {
   let position = index.lowerBound(after.start);
   while (position < index.size) {
-    const occurrence = index.items[position];
+    const occurrence = index.item(position);
     if (occurrence.start > after.start || eventIdOf(occurrence) > after.eventId) break;
     position++;
   }

@@ -4,8 +4,8 @@
  * prefix and a cursor that continues (issue 10).
  */
 import { describe, expect, it } from "vitest";
-import type { SeriesTail } from "../../src/expand/expand-calendar.js";
 import { compareOccurrences, eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
+import type { SeriesTail } from "../../src/expand/series-tail.js";
 import type { Window } from "../../src/search/match.js";
 import {
   BEFORE_ALL,

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { SeriesTail } from "../../src/expand/expand-calendar.js";
 import { compareOccurrences, type EventDetails, eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
+import type { SeriesTail } from "../../src/expand/series-tail.js";
 import { IntervalIndex } from "../../src/index/interval-index.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
 import { type Position, type SearchableOccurrences, searchPage } from "../../src/search/search-occurrences.js";
