@@ -155,6 +155,10 @@ a 10,000-hourly-series feed, a 100k-event feed and a 9-line BYSETPOS feed. For e
 the small calendar run back to back; targets for them: p99 <= 20 ms and max <= 100 ms.
 
 - Machine: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}; Node.js ${process.version}
+- Load average when done: ${os
+  .loadavg()
+  .map((load) => load.toFixed(1))
+  .join(", ")} (the machine is shared; read the baseline row as the noise floor)
 - Run at ${new Date(now).toISOString()}; first load of all four feeds: ${firstLoadMs.toFixed(0)} ms; idle RSS ${idleRss.toFixed(0)} MiB
 
 | attack | small-calendar searches p50 / p99 / max | peak RSS | attack took | notes |
