@@ -222,7 +222,14 @@ Not a test: compare the ratios within one run; these machines are shared and noi
 In-process queries: ${inProcess.length.toLocaleString("en")} random 3-hour windows within half a year of now, alternating
 OVERLAP and START_WITHIN, limit 20, each including request-window resolution. gRPC queries: ${overGrpc.length.toLocaleString("en")}
 sequential calls, same kind of windows. Reloads: the same feed served by a node:http provider on 127.0.0.1 with ETags;
-a rebuild runs on the event loop, so searches on that process wait for it; an unchanged feed costs only the request.
+a rebuild runs in an ingest worker and the event loop only receives the packed snapshot, so searches on that process
+wait for little of it; an unchanged feed costs only the request. Ingest in a worker: the same feed through
+\`ingestFeed\` (the store's path), the packed snapshot unwrapped on the main thread; several feeds at once share the
+pool (one worker per core), so on a machine busy with other work they gain little.
+Load average when done: ${os
+  .loadavg()
+  .map((load) => load.toFixed(1))
+  .join(", ")}.
 `;
 // bench/hostile.ts keeps its own section at the end of the file; it survives this rewrite.
 const resultsPath = new URL("./RESULTS.md", import.meta.url);
