@@ -95,10 +95,26 @@ export class WorkerPool<Result> {
       let worker = this.idle.pop();
       if (worker === undefined) {
         if (this.busy.size >= this.size) return;
-        worker = spawn(this.script);
+        worker = this.spawnTracked();
       }
       this.start(worker, this.queue.shift()!);
     }
+  }
+
+  /**
+   * A new worker that leaves the pool if it fails or exits while idle (its
+   * task, if any, learns it through its own listeners): an 'error' event with
+   * no listener would bring the whole process down.
+   */
+  private spawnTracked(): Worker {
+    const worker = spawn(this.script);
+    const forget = () => {
+      const at = this.idle.indexOf(worker);
+      if (at >= 0) this.idle.splice(at, 1);
+    };
+    worker.on("error", forget);
+    worker.on("exit", forget);
+    return worker;
   }
 
   private start(worker: Worker, job: Job<Result>): void {
@@ -109,7 +125,7 @@ export class WorkerPool<Result> {
     const finish = (retire: boolean) => {
       settled = true;
       clearTimeout(timer);
-      worker.removeAllListeners("message").removeAllListeners("error").removeAllListeners("exit");
+      worker.off("message", onMessage).off("error", onError).off("exit", onExit);
       this.busy.delete(worker);
       if (retire || this.closed) void worker.terminate();
       else {
@@ -123,21 +139,22 @@ export class WorkerPool<Result> {
       finish(true);
       job.reject(new WorkerDeadlineError(job.deadlineMs));
     }, job.deadlineMs);
-    worker.on("message", (result: Result) => {
+    const onMessage = (result: Result) => {
       if (settled) return;
       finish(false);
       job.resolve(result);
-    });
-    worker.on("error", (error) => {
+    };
+    const onError = (error: Error) => {
       if (settled) return;
       finish(true);
       job.reject(new WorkerCrashError("the worker failed", { cause: error }));
-    });
-    worker.on("exit", (code) => {
+    };
+    const onExit = (code: number) => {
       if (settled) return;
       finish(true);
       job.reject(new WorkerCrashError(`the worker exited (code ${code}) without answering`));
-    });
+    };
+    worker.on("message", onMessage).on("error", onError).on("exit", onExit);
     worker.postMessage(job.task, [...job.transfer]);
   }
 }

@@ -4,7 +4,7 @@
  * replaced, so the next task runs.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { siblingScript, WorkerDeadlineError, WorkerPool } from "../../src/ingest/worker-pool.js";
+import { siblingScript, WorkerCrashError, WorkerDeadlineError, WorkerPool } from "../../src/ingest/worker-pool.js";
 
 const script = new URL("../fixtures/workers/spin-worker.mjs", import.meta.url);
 type Answer = { echo: string; threadId: number };
@@ -37,6 +37,12 @@ describe("WorkerPool", () => {
     const after = await pool.run({ echo: "after" }, 5_000);
     expect(after.echo).toBe("after");
     expect(after.threadId).not.toBe(first.threadId);
+  });
+
+  it("refuses the task of a worker that fails, and runs the next on a new one", async () => {
+    pool = new WorkerPool<Answer>(script, 1);
+    await expect(pool.run({ crash: true }, 5_000)).rejects.toBeInstanceOf(WorkerCrashError);
+    expect((await pool.run({ echo: "after" }, 5_000)).echo).toBe("after");
   });
 
   it("queues tasks beyond its size instead of starting more workers", async () => {
