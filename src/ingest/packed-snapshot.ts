@@ -1,9 +1,8 @@
 /**
  * A snapshot in the form that crosses from an ingest worker to the main
- * thread cheaply: occurrences as typed arrays (transferred, not copied), the
- * events' details and the on-demand series as JSON strings with offsets
- * (one string is copied in one piece; each entry is parsed only when a
- * search first needs it). The main thread only wraps these; it never sorts,
+ * thread cheaply: occurrences as typed arrays, the events' details and the
+ * on-demand series as tables of UTF-8 JSON with offsets, all transferred, not
+ * copied; each table entry is decoded only when a search first needs it. The main thread only wraps these; it never sorts,
  * expands or makes an object per occurrence.
  */
 import type { EventDetails, Occurrence } from "../expand/occurrence.js";
@@ -28,11 +27,11 @@ export interface PackedSnapshot {
   readonly ends: Float64Array;
   readonly slots: Float64Array;
   readonly detailIds: Uint32Array;
-  /** The string table: JSON of each EventDetails, one after another; entry i is [offsets[i], offsets[i + 1]). */
-  readonly details: string;
+  /** The string table: UTF-8 JSON of each EventDetails, one after another; entry i is bytes [offsets[i], offsets[i + 1]). */
+  readonly details: Uint8Array;
   readonly detailOffsets: Uint32Array;
-  /** JSON of each on-demand series' recipe, laid out like `details`. */
-  readonly tails: string;
+  /** UTF-8 JSON of each on-demand series' recipe, laid out like `details`. */
+  readonly tails: Uint8Array;
   readonly tailOffsets: Uint32Array;
 }
 
@@ -49,17 +48,28 @@ function sameZoneByName(zone: ZoneRules): boolean {
   return named !== undefined && ZONE_SAMPLES.every((instant) => named.offsetAt(instant) === zone.offsetAt(instant));
 }
 
-/** Lays strings out as one string and their start offsets (plus the end). */
-function table(entries: readonly string[]): { text: string; offsets: Uint32Array } {
+/** Lays strings out as UTF-8 bytes, one after another, with their start offsets (plus the end). */
+function table(entries: readonly string[]): { bytes: Uint8Array; offsets: Uint32Array } {
+  const encoded = entries.map((entry) => encoder.encode(entry));
   const offsets = new Uint32Array(entries.length + 1);
   let at = 0;
-  entries.forEach((entry, i) => {
+  encoded.forEach((entry, i) => {
     offsets[i] = at;
     at += entry.length;
   });
   offsets[entries.length] = at;
-  return { text: entries.join(""), offsets };
+  const bytes = new Uint8Array(at);
+  for (const [i, entry] of encoded.entries()) bytes.set(entry, offsets[i]);
+  return { bytes, offsets };
 }
+
+/** Entry `i` of a table, parsed. */
+function entry<T>(bytes: Uint8Array, offsets: Uint32Array, i: number): T {
+  return JSON.parse(decoder.decode(bytes.subarray(offsets[i], offsets[i + 1]))) as T;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * Packs a snapshot built on this thread, with the buffers to transfer; once
@@ -107,12 +117,22 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
     ends,
     slots,
     detailIds,
-    details: detailTable.text,
+    details: detailTable.bytes,
     detailOffsets: detailTable.offsets,
-    tails: tailTable.text,
+    tails: tailTable.bytes,
     tailOffsets: tailTable.offsets,
   };
-  const buffers = [parts.starts, parts.maxEnds, ends, slots, detailIds, detailTable.offsets, tailTable.offsets];
+  const buffers = [
+    parts.starts,
+    parts.maxEnds,
+    ends,
+    slots,
+    detailIds,
+    detailTable.bytes,
+    detailTable.offsets,
+    tailTable.bytes,
+    tailTable.offsets,
+  ];
   return { packed, transfer: buffers.map((array) => array.buffer as ArrayBuffer) };
 }
 
@@ -124,7 +144,7 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
   const detailsOf = (id: number): EventDetails => {
     let found = details[id];
     if (found === undefined) {
-      found = JSON.parse(packed.details.slice(packed.detailOffsets[id], packed.detailOffsets[id + 1])) as EventDetails;
+      found = entry<EventDetails>(packed.details, packed.detailOffsets, id);
       details[id] = found;
     }
     return found;
@@ -139,7 +159,7 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
   }));
   const tails: SeriesTail[] = [];
   for (let i = 0; i + 1 < packed.tailOffsets.length; i++) {
-    tails.push(new LazyTail(() => JSON.parse(packed.tails.slice(packed.tailOffsets[i], packed.tailOffsets[i + 1])) as OnDemandRecipe));
+    tails.push(new LazyTail(() => entry<OnDemandRecipe>(packed.tails, packed.tailOffsets, i)));
   }
   let diagnostics: readonly Diagnostic[] | undefined;
   return {
