@@ -61,7 +61,7 @@ export interface CalendarServiceDeps {
  * rather than DEADLINE_EXCEEDED.
  */
 function answerWithin(timeoutMs: number): number {
-  return Math.max(0, Math.min(timeoutMs * 0.9, timeoutMs - 50));
+  return Math.max(0, Math.min(timeoutMs * 0.75, timeoutMs - 100));
 }
 
 const PARTIAL_REASONS: Record<EnginePartialReason, PartialReason> = {
