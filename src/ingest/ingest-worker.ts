@@ -1,10 +1,12 @@
 /**
- * The ingest worker's script: builds a snapshot from feed text (parse,
- * expand, index, all at once: this thread serves no one else) and hands it
- * back packed, its arrays transferred.
+ * The ingest worker's script: builds a snapshot from feed bytes (decode,
+ * parse, expand, index, all at once: this thread serves no one else) and
+ * hands it back packed, its arrays transferred.
  */
 import { parentPort } from "node:worker_threads";
+import { FeedFailure } from "../feeds/feed-read.js";
 import { buildSnapshot } from "../store/snapshot.js";
+import { feedText } from "./feed-text.js";
 import type { BuildAnswer, BuildTask } from "./ingest.js";
 import { packSnapshot } from "./packed-snapshot.js";
 
@@ -15,15 +17,17 @@ port.on("message", (task: BuildTask) => {
   let answer: BuildAnswer;
   let transfer: ArrayBuffer[] = [];
   try {
-    const packing = packSnapshot(buildSnapshot(task.text, task.input));
+    const { text, input } = feedText(task.bytes, task.request);
+    const packing = packSnapshot(buildSnapshot(text, input));
     if (packing === undefined) answer = { kind: "unpackable" };
     else {
       answer = { kind: "built", packed: packing.packed };
       transfer = packing.transfer;
     }
   } catch (error) {
+    if (error instanceof FeedFailure) answer = { kind: "refused", failure: error.failure, detail: error.message };
     // The error's text may quote the feed; only its kind goes back.
-    answer = { kind: "failed", errorName: error instanceof Error ? error.name : "error" };
+    else answer = { kind: "failed", errorName: error instanceof Error ? error.name : "error" };
   }
   port.postMessage(answer, transfer);
 });

@@ -1,9 +1,9 @@
 /**
- * Feed text to a snapshot, the one way: reloads (the store), ImportCalendar
+ * Feed bytes to a snapshot, the one way: reloads (the store), ImportCalendar
  * validation (admin) and `calq check` all read a feed through here, so they
  * agree on what a feed means and none of them holds the event loop.
  *
- * The cheap checks (empty, not iCalendar, cut short) run here; parsing,
+ * Decoding, the cheap refusals (empty, not iCalendar, cut short), parsing,
  * expansion and indexing run in a pool of worker threads sized to the cores,
  * and the snapshot comes back packed (typed arrays transferred, see
  * packed-snapshot.ts), so this thread only wraps it. A build past its
@@ -17,25 +17,25 @@
 import { availableParallelism } from "node:os";
 import type { CalendarConfig, FeedLimits } from "../config/calq-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
-import { checkComplete, FeedFailure } from "../feeds/feed-read.js";
-import type { DecodedFeed } from "../ics/decode.js";
-import type { Diagnostic } from "../ics/diagnostic.js";
-import { isICalendar } from "../ics/parse-calendar.js";
-import { buildSnapshotYielding, type Snapshot, type SnapshotInput } from "../store/snapshot.js";
+import { FeedFailure, type FeedFailureClass } from "../feeds/feed-read.js";
+import { buildSnapshotYielding, type Snapshot } from "../store/snapshot.js";
+import { type BuildRequest, feedText } from "./feed-text.js";
 import { type PackedSnapshot, unpackSnapshot } from "./packed-snapshot.js";
 import { siblingScript, WorkerDeadlineError, WorkerPool } from "./worker-pool.js";
 
 /** What the main thread asks of an ingest worker. */
 export interface BuildTask {
-  readonly text: string;
+  /** Copied to the worker, not transferred: a small Buffer may share its memory with others. */
+  readonly bytes: Uint8Array;
   /** Without a clock: functions do not cross threads. */
-  readonly input: SnapshotInput;
+  readonly request: BuildRequest;
 }
 
 /** What an ingest worker answers. */
 export type BuildAnswer =
   | { readonly kind: "built"; readonly packed: PackedSnapshot }
   | { readonly kind: "unpackable" }
+  | { readonly kind: "refused"; readonly failure: FeedFailureClass; readonly detail: string }
   | { readonly kind: "failed"; readonly errorName: string };
 
 /**
@@ -53,44 +53,37 @@ function ingestPool(): WorkerPool<BuildAnswer> {
   return pool;
 }
 
-/** Builds a snapshot from complete feed text off the event loop; throws FeedFailure when the text cannot be one. */
+/** Builds a snapshot from a feed's bytes off the event loop; throws FeedFailure when they cannot be one. */
 export async function ingestFeed(
-  feed: DecodedFeed,
+  bytes: Uint8Array,
   config: Pick<CalendarConfig, "id" | "timezone">,
   feeds: FeedLimits,
   limits: ExpansionLimits,
   readAt: number,
   deadlineMs = BUILD_DEADLINE_MS,
 ): Promise<Snapshot> {
-  const { text, invalidUtf8Line } = feed;
-  // An empty file is most often one caught between truncation and writing.
-  if (text.trim() === "") throw new FeedFailure("truncated", "the feed is empty");
-  if (!isICalendar(text)) throw new FeedFailure("not_icalendar", "the feed is not iCalendar text (no BEGIN:VCALENDAR)");
-  checkComplete(text);
-  const decoding: Diagnostic[] =
-    invalidUtf8Line === undefined
-      ? []
-      : [
-          {
-            code: "INVALID_UTF8",
-            message: "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8",
-            line: invalidUtf8Line,
-          },
-        ];
-  const input: SnapshotInput = {
+  const request: BuildRequest = {
     calendarId: config.id,
     configuredZone: config.timezone,
     limits,
     readAt,
     maxComponents: feeds.maxComponents,
-    decoding,
   };
   try {
     if (limits.clock === undefined) {
-      const answer = await ingestPool().run({ text, input } satisfies BuildTask, deadlineMs);
-      if (answer.kind === "built") return unpackSnapshot(answer.packed);
-      if (answer.kind === "failed") throw new FeedFailure("parse_error", `the text could not be read into events (${answer.errorName})`);
+      const answer = await ingestPool().run({ bytes, request } satisfies BuildTask, deadlineMs);
+      switch (answer.kind) {
+        case "built":
+          return unpackSnapshot(answer.packed);
+        case "refused":
+          throw new FeedFailure(answer.failure, answer.detail);
+        case "failed":
+          throw new FeedFailure("parse_error", `the text could not be read into events (${answer.errorName})`);
+        case "unpackable":
+          break;
+      }
     }
+    const { text, input } = feedText(bytes, request);
     return await buildSnapshotYielding(text, input);
   } catch (error) {
     if (error instanceof FeedFailure) throw error;

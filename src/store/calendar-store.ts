@@ -176,7 +176,7 @@ export class CalendarStore {
         this.options.onUnchanged?.(config.id);
         return { outcome: "unchanged" };
       }
-      const snapshot = await ingestFeed(read, config, this.feeds, this.limits(attemptAt), attemptAt);
+      const snapshot = await ingestFeed(read.bytes, config, this.feeds, this.limits(attemptAt), attemptAt);
       this.swapIn(state, snapshot, read.version, attemptAt);
       return { outcome: "loaded", snapshot };
     } catch (error) {

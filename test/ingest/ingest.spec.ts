@@ -10,14 +10,13 @@ import { DEFAULT_FEED_LIMITS } from "../../src/config/calq-config.js";
 import { eventIdOf } from "../../src/expand/occurrence.js";
 import { OnDemandSeries } from "../../src/expand/series-tail.js";
 import { FeedFailure } from "../../src/feeds/feed-read.js";
-import { decodeFeed } from "../../src/ics/decode.js";
 import { ingestFeed } from "../../src/ingest/ingest.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
 import { ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);
 const ingest = (text: string, deadlineMs?: number) =>
-  ingestFeed(decodeFeed(Buffer.from(text)), { id: "t" }, DEFAULT_FEED_LIMITS, defaultLimits(readAt), readAt, deadlineMs);
+  ingestFeed(Buffer.from(text), { id: "t" }, DEFAULT_FEED_LIMITS, defaultLimits(readAt), readAt, deadlineMs);
 const year = { start: Date.UTC(2026, 10, 1), endExclusive: Date.UTC(2027, 10, 1) };
 
 describe("ingestFeed", () => {
