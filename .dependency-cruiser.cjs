@@ -3,15 +3,16 @@
  *
  *   core     src/time, src/ics, src/expand, src/index, src/search (and the
  *            shared src/*.ts leaves): pure, no I/O, the clock injected;
- *   service  src/feeds, src/store, src/config: sources, snapshots, the config model;
- *   edges    src/server, src/cli, src/gateway, src/net, src/rpc: the ports, the command
- *            and what they share (bearer tokens, gRPC statuses, the logger).
+ *   service  src/feeds, src/store, src/ingest, src/config: sources, snapshots,
+ *            the ingest workers, the config model;
+ *   edges    src/server, src/cli, src/gateway, src/net, src/rpc, src/logging: the ports,
+ *            the command and what they share (bearer tokens, gRPC statuses, the logger).
  *
  * An arrow may point down this list, never up, and no import cycle is allowed.
  * docs/architecture.md draws the same map.
  */
 const CORE = "^src/(time|ics|expand|index|search)/";
-const SERVICE = "^src/(feeds|store|config)/";
+const SERVICE = "^src/(feeds|store|ingest|config)/";
 const EDGES = "^src/(server|cli|gateway|net|rpc|logging)/";
 
 /** Node modules that reach outside the process: core never imports them. */

@@ -72,3 +72,19 @@ export function generateFeed(anchor: number, shape: FeedShape = { singles: 10_00
   lines.push("END:VCALENDAR", "");
   return lines.join("\r\n");
 }
+
+/**
+ * The hostile feed of issue 10: `count` zero-duration events that each
+ * recur every hour without end (0.8 MB for 10,000), starting on the minutes of one day
+ * before `anchor`. Far more series than the feed cap can materialise, so
+ * most are expanded per query.
+ */
+export function generateHourlySeries(anchor: number, count = 10_000): string {
+  const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//bench//EN", "X-WR-TIMEZONE:UTC"];
+  const day = Date.UTC(new Date(anchor).getUTCFullYear(), new Date(anchor).getUTCMonth(), new Date(anchor).getUTCDate()) - 86_400_000;
+  for (let i = 0; i < count; i++) {
+    lines.push("BEGIN:VEVENT", `UID:h${i}`, `DTSTART:${wall(day + (i % 1440) * 60_000)}Z`, "RRULE:FREQ=HOURLY", "END:VEVENT");
+  }
+  lines.push("END:VCALENDAR", "");
+  return lines.join("\r\n");
+}

@@ -14,7 +14,8 @@ import { type Environment, loadConfigFile } from "../config/calq-config.js";
 import { DEFAULT_FEED_LIMITS, type FeedLimits } from "../config/config-model.js";
 import { FeedFailure } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
-import { defaultLimits, snapshotFromText } from "../store/calendar-store.js";
+import { ingestFeed } from "../ingest/ingest.js";
+import { defaultLimits } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { isRequestZone } from "../time/request-window.js";
 import { UsageError } from "./usage-error.js";
@@ -59,7 +60,7 @@ export async function checkFeed(
   try {
     const read = await new FileFeed(path, feeds.maxBytes).read(undefined);
     if (!read.changed) throw new Error("unreachable: a first read always has content");
-    snapshot = await snapshotFromText(read, { id: name, timezone }, feeds, defaultLimits(now, feeds), now);
+    snapshot = await ingestFeed(read.bytes, { id: name, timezone }, feeds, defaultLimits(now, feeds), now);
   } catch (error) {
     if (!(error instanceof FeedFailure)) throw error;
     return {

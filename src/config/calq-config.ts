@@ -241,7 +241,8 @@ function parseSearch(value: unknown, where: string): SearchConfig {
   const cursorKeyEnv = list(item.cursor_key_env ?? [], `${where}.cursor_key_env`).map((name, i) =>
     requiredString(name, `${where}.cursor_key_env[${i}]`),
   );
-  return { maxWindowDays, cursorLifetimeMinutes, cursorKeyEnv };
+  const cpuBudgetMs = item.cpu_budget === undefined ? DEFAULT_SEARCH.cpuBudgetMs : duration(item.cpu_budget, `${where}.cpu_budget`);
+  return { maxWindowDays, cursorLifetimeMinutes, cursorKeyEnv, cpuBudgetMs };
 }
 
 function record(value: unknown, where: string): Record<string, unknown> {

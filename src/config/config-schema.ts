@@ -84,6 +84,7 @@ export const CONFIG_SCHEMA: Schema = closed({
     max_window_days: { type: "number" },
     cursor_lifetime_minutes: { type: "number" },
     cursor_key_env: texts,
+    cpu_budget: duration,
   }),
   ...settingSections(),
   auth: closed({

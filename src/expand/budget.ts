@@ -19,6 +19,11 @@ export class Budget {
   extend(ms: number): void {
     this.deadline += ms;
   }
+  /** Reads the clock now (between visits, where a caller pays for more than visits): true once past the deadline. */
+  expired(): boolean {
+    if (!this.exhausted && this.clock() > this.deadline) this.exhausted = true;
+    return this.exhausted;
+  }
   /** False once the deadline or the visit count is passed; the clock is read every 1,024 visits. */
   allows(): boolean {
     if (this.exhausted) return false;

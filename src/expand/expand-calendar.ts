@@ -19,6 +19,7 @@ import { Budget, type Clock } from "./budget.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
 import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
 import { endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
+import { OnDemandSeries } from "./series-tail.js";
 
 /** Bounds on expansion work. */
 export interface ExpansionLimits {
@@ -35,38 +36,11 @@ export interface ExpansionLimits {
   readonly clock?: Clock;
 }
 
-/** What one search page asks of the series expanded on demand. */
-export interface TailRequest {
-  /** The window [start, endExclusive). */
-  readonly start: number;
-  readonly endExclusive: number;
-  /** Occurrences starting before this are not wanted (the cursor's start). */
-  readonly startingFrom: number;
-  /** The page's own test: window, mode and cursor. */
-  readonly accepts: (occurrence: Occurrence) => boolean;
-  /** How many accepted occurrences the page needs. */
-  readonly wanted: number;
-  /** Shared by every tail of the search, so hostile series cannot stall it. */
-  readonly budget: Budget;
-}
-
-/**
- * Expands, on demand, the slots of one series that were not materialised.
- * `collect` appends occurrences whose slot lies outside the materialised
- * range and that may meet the window and start at or after `startingFrom`;
- * of those the request `accepts`, every one up to the `wanted`-th in start
- * order is included (later ones may be missing). Callers filter exactly.
- * Returns false when the budget or the per-series cap cut it short.
- */
-export interface SeriesTail {
-  collect(request: TailRequest, out: Occurrence[]): boolean;
-}
-
 /** A feed's occurrences, ready to index. */
 export interface ExpandedCalendar {
   /** Materialised occurrences, in no particular order. */
   readonly occurrences: Occurrence[];
-  readonly tails: readonly SeriesTail[];
+  readonly tails: readonly OnDemandSeries[];
   readonly diagnostics: readonly Diagnostic[];
   /** Events kept (masters, overrides and orphans), after dropping unreadable ones. */
   readonly eventCount: number;
@@ -99,7 +73,7 @@ class ComponentRefused extends Error {
 class CalendarExpansion {
   private readonly diagnostics: Diagnostic[] = [];
   private readonly occurrences: Occurrence[] = [];
-  private readonly tails: SeriesTail[] = [];
+  private readonly tails: OnDemandSeries[] = [];
   private readonly budget: Budget;
   private readonly clock: Clock;
   private eventCount = 0;
@@ -271,7 +245,7 @@ class CalendarExpansion {
     const rules: RecurrenceRule[] = [];
     for (const value of values) {
       try {
-        const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay, this.budget);
+        const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay, this.budget, this.clock);
         rules.push(rule);
         if (rule.countCut) {
           this.diagnostics.push({
@@ -312,18 +286,7 @@ class CalendarExpansion {
     if (room <= 0) this.reportFeedCapped();
     const indexedFrom = hotStart;
     if (series.firstSlot >= indexedFrom && series.lastSlot < indexedTo) return;
-    this.tails.push({
-      collect({ start, endExclusive, startingFrom, accepts, wanted, budget }, out) {
-        // Every slot whose occurrence may end after `start` and start at or after `startingFrom`.
-        const from = Math.max(start, startingFrom) - series.reachBehind;
-        const to = endExclusive + series.reachAhead;
-        const page = { accepts, wanted };
-        let complete = true;
-        if (from < indexedFrom) complete &&= series.expand(from, Math.min(to, indexedFrom), cap, budget, out, page).cut === "none";
-        if (to > indexedTo) complete &&= series.expand(Math.max(from, indexedTo), to, cap, budget, out, page).cut === "none";
-        return complete;
-      },
-    });
+    this.tails.push(new OnDemandSeries(series, indexedFrom, indexedTo, cap));
   }
 
   private feedCapReported = false;

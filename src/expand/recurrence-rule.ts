@@ -4,9 +4,20 @@
  * UTC, wall clocks come out, and the caller turns them into instants in the
  * series' zone. That keeps wall-clock times across DST, as RFC 5545 asks.
  *
- * Two guards make rules safe to run on hostile feeds:
+ * Guards make rules safe to run on hostile feeds. rrule only hears from its
+ * caller when it produces a date (its UNTIL, too, is checked only against
+ * produced dates), so a rule whose periods produce nothing runs inside rrule,
+ * unstoppable, until the year 9999. The guards therefore make sure, before
+ * any call, that every period rrule visits costs a bounded amount and that
+ * dates keep coming:
  * - a cost check refuses rules whose BYxxx lists multiply to more dates per
  *   period than any calendar needs, before rrule builds them in memory;
+ * - BYSETPOS positions past the most dates a period can hold are refused
+ *   without asking rrule (FREQ=MINUTELY;BYSETPOS=53 would otherwise be tried
+ *   minute by minute for forty years: 72 s of CPU);
+ * - the "does it ever match" probe is timed on the injected clock, and a
+ *   rule whose probe overran the rule budget is refused as too expensive,
+ *   since every query would pay the same walk again;
  * - a rule without COUNT can start iterating near the window instead of at
  *   DTSTART ("fast-forward"), so a daily series from 1900 answers a window in
  *   2199 without walking three centuries. The jump lands on the start of a
@@ -22,7 +33,7 @@ import type { RecurValue } from "../ics/parse-calendar.js";
 import { civil } from "../time/civil.js";
 import { DAY_MS, floorTo, HOUR_MS, MINUTE_MS } from "../time/units.js";
 import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
-import type { Budget } from "./budget.js";
+import type { Budget, Clock } from "./budget.js";
 
 const { RRule } = rrule;
 
@@ -37,6 +48,25 @@ export const MAX_COUNTED = 100_000;
 
 /** Dates one period of a rule may produce before the rule is refused. */
 const MAX_DATES_PER_PERIOD = 10_000;
+
+/**
+ * Milliseconds the probe of one rule may take before the rule is refused as
+ * too expensive. Every rule the static checks let through probes in well
+ * under 100 ms (a never-matching daily rule walks 40 years of days in about
+ * 70 ms); more means each query of it would stall as long.
+ */
+export const RULE_PROBE_BUDGET_MS = 250;
+
+/** The most days one period of each frequency spans (BYSETPOS picks among them). */
+const DAYS_PER_PERIOD: Record<number, number> = {
+  [RRule.YEARLY]: 366,
+  [RRule.MONTHLY]: 31,
+  [RRule.WEEKLY]: 7,
+  [RRule.DAILY]: 1,
+  [RRule.HOURLY]: 1,
+  [RRule.MINUTELY]: 1,
+  [RRule.SECONDLY]: 1,
+};
 
 /** Why a rule cannot be expanded. */
 export class RuleRefused extends Error {
@@ -60,6 +90,17 @@ const FREQUENCIES: Record<string, number> = {
 
 const WEEKDAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
 
+/**
+ * An accepted rule as plain data (JSON), to rebuild it on another thread
+ * without running its checks and probe again. Weekdays are {weekday, n}.
+ */
+export interface RuleRecipe {
+  readonly options: Partial<Options>;
+  readonly startLocal: number;
+  readonly lastLocal?: number;
+  readonly countCut: boolean;
+}
+
 /** A readable, affordable recurrence rule anchored at a DTSTART. */
 export class RecurrenceRule {
   /**
@@ -76,6 +117,8 @@ export class RecurrenceRule {
    * @param startLocal DTSTART as a local wall time
    * @param zone the zone wall times are read in (to place a UTC UNTIL)
    * @param allDay whether DTSTART is a DATE (a DATE UNTIL then ends its day)
+   * @param budget the feed's expansion budget (counting a COUNT out spends it)
+   * @param clock what the rule's probe is timed on
    */
   constructor(
     value: RecurValue,
@@ -83,6 +126,7 @@ export class RecurrenceRule {
     zone: ZoneRules,
     allDay: boolean,
     budget?: Budget,
+    clock: Clock = Date.now,
   ) {
     const freq = FREQUENCIES[String(value.freq ?? "").toUpperCase()];
     if (freq === undefined) throw new RuleRefused("UNREADABLE_RRULE", "RRULE has no valid FREQ");
@@ -131,13 +175,42 @@ export class RecurrenceRule {
     if (options.bysecond === null && freq < RRule.SECONDLY) options.bysecond = [start.getUTCSeconds()];
     this.options = options;
     checkCost(options);
+    checkSetPositions(options);
     checkTimeOfDayReachable(options, startLocal);
+    const probeStarted = clock();
     this.checkMatchesSomeDate();
+    const probeMs = clock() - probeStarted;
+    if (probeMs > RULE_PROBE_BUDGET_MS) {
+      throw new RuleRefused(
+        "RRULE_TOO_EXPENSIVE",
+        `RRULE took ${Math.round(probeMs)} ms to find its first dates (limit ${RULE_PROBE_BUDGET_MS} ms); every search of it would wait as long, so it was not expanded`,
+      );
+    }
     // COUNT is turned into the date it ends on, so that every range can be
     // iterated from near its start (fast-forward) like any other rule.
     const counted = count === undefined ? undefined : this.countedEnd(Math.min(count, MAX_COUNTED), budget);
     this.countCut = (count !== undefined && count > MAX_COUNTED) || counted?.cut === true;
     this.lastLocal = counted === undefined ? untilLocal : Math.min(counted.last, untilLocal ?? Infinity);
+  }
+
+  /** This rule as plain data; `fromRecipe` rebuilds it. */
+  recipe(): RuleRecipe {
+    return { options: this.options, startLocal: this.startLocal, lastLocal: this.lastLocal, countCut: this.countCut };
+  }
+
+  /** A rule already accepted elsewhere (by the constructor, on another thread): no checks, no probe. */
+  static fromRecipe(recipe: RuleRecipe): RecurrenceRule {
+    const { byweekday } = recipe.options;
+    const weekdays = Array.isArray(byweekday)
+      ? byweekday.map((day) => (typeof day === "object" ? new rrule.Weekday(day.weekday, day.n ?? undefined) : day))
+      : byweekday;
+    const rule = Object.create(RecurrenceRule.prototype) as RecurrenceRule;
+    return Object.assign(rule, {
+      options: { ...recipe.options, byweekday: weekdays },
+      startLocal: recipe.startLocal,
+      lastLocal: recipe.lastLocal,
+      countCut: recipe.countCut,
+    });
   }
 
   /**
@@ -328,6 +401,33 @@ function checkTimeOfDayReachable(options: Partial<Options>, startLocal: number):
 
 function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * Refuses a BYSETPOS that no period can satisfy: rrule would walk every
+ * period (every minute, for FREQ=MINUTELY) to the year 9999 looking for it.
+ * A period holds at most (its days) x (its times of day) dates; the times are
+ * the BYHOUR/BYMINUTE/BYSECOND combinations below the frequency.
+ */
+function checkSetPositions(options: Partial<Options>): void {
+  const positions = options.bysetpos;
+  if (!Array.isArray(positions)) return;
+  if (positions.some((position) => position === 0 || Math.abs(position) > 366)) {
+    throw new RuleRefused("UNREADABLE_RRULE", "RRULE BYSETPOS must be 1 to 366 or -366 to -1");
+  }
+  const freq = options.freq!;
+  const size = (list: unknown) => (Array.isArray(list) ? list.length : 1);
+  const times =
+    (freq < RRule.HOURLY ? size(options.byhour) : 1) *
+    (freq < RRule.MINUTELY ? size(options.byminute) : 1) *
+    (freq < RRule.SECONDLY ? size(options.bysecond) : 1);
+  const most = DAYS_PER_PERIOD[freq] * times;
+  if (positions.every((position) => Math.abs(position) > most)) {
+    throw new RuleRefused(
+      "RRULE_NEVER_MATCHES",
+      `RRULE BYSETPOS asks for position ${positions.join(",")} but each period of the rule holds at most ${most} date${most === 1 ? "" : "s"}; it produces no date and was not expanded`,
+    );
+  }
 }
 
 function checkCost(options: Partial<Options>): void {

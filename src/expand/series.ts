@@ -12,7 +12,7 @@ import { DAY_MS, floorTo } from "../time/units.js";
 import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
 import type { Budget } from "./budget.js";
 import type { EventDetails, Occurrence } from "./occurrence.js";
-import type { RecurrenceRule } from "./recurrence-rule.js";
+import { RecurrenceRule, type RuleRecipe } from "./recurrence-rule.js";
 
 /** How long an occurrence lasts. */
 export type Length =
@@ -122,6 +122,32 @@ export interface SeriesParts {
   readonly futures: readonly FutureOverride[];
 }
 
+/** A shape as plain data: its zone by name. */
+export interface ShapeRecipe {
+  readonly allDay: boolean;
+  readonly zone: string;
+  readonly length: Length;
+}
+
+/**
+ * A series as plain data (JSON), to rebuild it on another thread: rules as
+ * recipes (not checked again), sets as lists, zones by name.
+ */
+export interface SeriesRecipe {
+  readonly shape: ShapeRecipe;
+  readonly details: EventDetails;
+  readonly startLocal: number;
+  readonly rules: readonly RuleRecipe[];
+  readonly exrules: readonly RuleRecipe[];
+  readonly rdates: readonly RdateSlot[];
+  readonly exdates: readonly number[];
+  readonly exdateDays: readonly number[];
+  readonly overridden: readonly number[];
+  readonly futures: readonly (Omit<FutureOverride, "shape"> & { readonly shape: ShapeRecipe })[];
+}
+
+const shapeRecipe = (shape: Shape): ShapeRecipe => ({ allDay: shape.allDay, zone: shape.zone.name, length: shape.length });
+
 /** A recurrence set that can expand any range of slots. */
 export class Series {
   /** The first slot instant (DTSTART, or an earlier RDATE). */
@@ -132,6 +158,8 @@ export class Series {
   readonly reachBehind: number;
   /** The longest time an occurrence can start before its slot. */
   readonly reachAhead: number;
+  /** True when THISANDFUTURE overrides can move starts out of slot order (then `page` is ignored). */
+  readonly reordered: boolean;
 
   constructor(private readonly parts: SeriesParts) {
     const { shape, startLocal, rdates, futures } = parts;
@@ -157,6 +185,57 @@ export class Series {
     }
     this.reachBehind = behind;
     this.reachAhead = ahead;
+    this.reordered = futures.length > 0;
+  }
+
+  /** This series as plain data; `fromRecipe` rebuilds it. */
+  recipe(): SeriesRecipe {
+    const { shape, details, startLocal, rules, exrules, rdates, exdates, exdateDays, overridden, futures } = this.parts;
+    return {
+      shape: shapeRecipe(shape),
+      details,
+      startLocal,
+      rules: rules.map((rule) => rule.recipe()),
+      exrules: exrules.map((rule) => rule.recipe()),
+      rdates,
+      exdates: [...exdates],
+      exdateDays: [...exdateDays],
+      overridden: [...overridden],
+      futures: futures.map((future) => ({ ...future, shape: shapeRecipe(future.shape) })),
+    };
+  }
+
+  /** The zones the series reads wall times in: its own and its THISANDFUTURE overrides'. */
+  zones(): ZoneRules[] {
+    return [this.parts.shape.zone, ...this.parts.futures.map((future) => future.shape.zone)];
+  }
+
+  /** Rebuilds a series from `recipe()`, finding zones by name; undefined when a zone is unknown here. */
+  static fromRecipe(recipe: SeriesRecipe, zoneNamed: (name: string) => ZoneRules | undefined): Series | undefined {
+    const shapeOf = (shape: ShapeRecipe): Shape | undefined => {
+      const zone = zoneNamed(shape.zone);
+      return zone === undefined ? undefined : { allDay: shape.allDay, zone, length: shape.length };
+    };
+    const shape = shapeOf(recipe.shape);
+    if (shape === undefined) return undefined;
+    const futures: FutureOverride[] = [];
+    for (const future of recipe.futures) {
+      const futureShape = shapeOf(future.shape);
+      if (futureShape === undefined) return undefined;
+      futures.push({ ...future, shape: futureShape });
+    }
+    return new Series({
+      shape,
+      details: recipe.details,
+      startLocal: recipe.startLocal,
+      rules: recipe.rules.map((rule) => RecurrenceRule.fromRecipe(rule)),
+      exrules: recipe.exrules.map((rule) => RecurrenceRule.fromRecipe(rule)),
+      rdates: recipe.rdates,
+      exdates: new Set(recipe.exdates),
+      exdateDays: new Set(recipe.exdateDays),
+      overridden: new Set(recipe.overridden),
+      futures,
+    });
   }
 
   private findLastSlot(lastRdate: number): number {

@@ -4,7 +4,6 @@
  * failure, never a shorter feed.
  */
 import { createHash } from "node:crypto";
-import type { DecodedFeed } from "../ics/decode.js";
 
 /** Why a feed could not be read; shown to operators, never to search callers. */
 export type FeedFailureClass =
@@ -51,7 +50,9 @@ export interface FeedVersion {
 
 export type FeedRead =
   /** `version`, when given, identifies the same content better than the previous one did. */
-  { readonly changed: false; readonly version?: FeedVersion } | ({ readonly changed: true; readonly version: FeedVersion } & DecodedFeed);
+  | { readonly changed: false; readonly version?: FeedVersion }
+  /** The body as read; decoding it is the ingest worker's work, off the event loop. */
+  | { readonly changed: true; readonly version: FeedVersion; readonly bytes: Uint8Array };
 
 export interface FeedReader {
   /** Reads the feed unless it is known to equal `previous`. Throws FeedFailure. */

@@ -7,7 +7,6 @@
  * their digest compared.
  */
 import { open, stat } from "node:fs/promises";
-import { decodeFeed } from "../ics/decode.js";
 import { contentDigest, FeedFailure, type FeedRead, type FeedReader, type FeedVersion } from "./feed-read.js";
 
 /** How old an mtime must be before a matching stat is taken to mean "unchanged". */
@@ -29,7 +28,7 @@ export class FileFeed implements FeedReader {
     const digest = contentDigest(bytes);
     const version = { digest, stat: settled ? before.key : undefined };
     if (previous?.digest === digest) return { changed: false, version };
-    return { changed: true, ...decodeFeed(bytes), version };
+    return { changed: true, bytes, version };
   }
 
   /** The file's size and mtime, and `key`: size, mtime and inode, equal only for an untouched file. */

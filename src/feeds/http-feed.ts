@@ -12,7 +12,6 @@
  * query (private calendar links keep their secret there) nor a header value.
  */
 import type { Secret } from "../config/secret.js";
-import { decodeFeed } from "../ics/decode.js";
 import { contentDigest, FeedFailure, type FeedRead, type FeedReader, type FeedVersion } from "./feed-read.js";
 
 export interface HttpFeedOptions {
@@ -53,7 +52,7 @@ export class HttpFeed implements FeedReader {
     };
     // A 200 with the same bytes (new validators, or none) is no change; the new validators are kept.
     if (previous?.digest === version.digest) return { changed: false, version };
-    return { changed: true, ...decodeFeed(bytes), version };
+    return { changed: true, bytes, version };
   }
 
   /** The first answer that is not a redirect, following at most MAX_REDIRECTS. */

@@ -35,6 +35,8 @@ interface SearchResult {
   next_cursor: string;
   query?: { calendar_id: string; timezone: string; match_mode: string };
   stale: boolean;
+  /** Absent from results of servers older than issue 10. */
+  partial?: boolean;
 }
 
 function renderSearch(args: Record<string, unknown>, result: SearchResult): string {
@@ -45,6 +47,11 @@ function renderSearch(args: Record<string, unknown>, result: SearchResult): stri
   ];
   for (const event of result.events) lines.push(`- ${renderOccurrence(event)}`);
   if (result.stale) lines.push("The feed's last reload failed; these results may miss recent changes.");
+  if (result.partial === true) {
+    lines.push(
+      "The search stopped before it filled this page (its time budget or the deadline ran out). The occurrences above are exact and in order, but this is not everything: continue with the cursor below before concluding anything.",
+    );
+  }
   lines.push(
     result.next_cursor === ""
       ? result.events.length === 0

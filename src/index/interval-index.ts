@@ -7,6 +7,11 @@
  * snapshot and never changed. Queries visit matches in sorted order and can
  * stop early, so a page of k results costs O((k + 1) log n) whatever the
  * calendar's size, and can resume from any position (for cursors).
+ *
+ * An index built on one thread can be rebuilt on another from its typed
+ * arrays (`parts`) without sorting again; its items are then made on demand
+ * by `itemAt`, so the receiving thread creates objects only for what
+ * searches return.
  */
 
 /** An item with its interval's bounds. */
@@ -15,21 +20,41 @@ export interface Interval {
   readonly end: number;
 }
 
+/** The arrays an index is made of, in index order: transferable between threads as they are. */
+export interface IndexParts {
+  readonly starts: Float64Array;
+  /** An implicit segment tree: leaves at [leafBase, leafBase + n) hold ends, inner nodes the max of their children. */
+  readonly maxEnds: Float64Array;
+  readonly leafBase: number;
+}
+
 export class IntervalIndex<T extends Interval> {
-  /** Items in index order: start ascending, ties by the build comparator. */
-  readonly items: readonly T[];
   private readonly starts: Float64Array;
-  /** Leaves at [leafBase, leafBase + n) hold ends; inner nodes hold the max of their children. */
   private readonly maxEnds: Float64Array;
   private readonly leafBase: number;
+  /** The items in index order when built from them; otherwise they are made on demand by `itemAt`. */
+  private readonly made?: readonly T[];
+  private readonly itemAt?: (position: number) => T;
 
   /**
    * @param items intervals in any order; the array is sorted in place
    * @param tieBreak orders items with equal starts (must be a total order)
    */
-  constructor(items: T[], tieBreak: (a: T, b: T) => number) {
+  constructor(items: T[], tieBreak: (a: T, b: T) => number);
+  /** An index from another's parts, making item `position` with `itemAt` when it is first asked for. */
+  constructor(parts: IndexParts, itemAt: (position: number) => T);
+  constructor(source: T[] | IndexParts, second: ((a: T, b: T) => number) | ((position: number) => T)) {
+    if (!Array.isArray(source)) {
+      this.starts = source.starts;
+      this.maxEnds = source.maxEnds;
+      this.leafBase = source.leafBase;
+      this.itemAt = second as (position: number) => T;
+      return;
+    }
+    const items = source;
+    const tieBreak = second as (a: T, b: T) => number;
     items.sort((a, b) => a.start - b.start || tieBreak(a, b));
-    this.items = items;
+    this.made = items;
     const n = items.length;
     this.starts = new Float64Array(n);
     let leafBase = 1;
@@ -45,8 +70,23 @@ export class IntervalIndex<T extends Interval> {
     }
   }
 
+  /** The arrays of this index (shared, not copied: transfer them only when done with this index). */
+  get parts(): IndexParts {
+    return { starts: this.starts, maxEnds: this.maxEnds, leafBase: this.leafBase };
+  }
+
   get size(): number {
-    return this.items.length;
+    return this.starts.length;
+  }
+
+  /** The item at `position` in index order (start ascending, ties by the build comparator). */
+  item(position: number): T {
+    return this.made === undefined ? this.itemAt!(position) : this.made[position];
+  }
+
+  /** Every item in index order (for tests and reports: it makes them all). */
+  get items(): readonly T[] {
+    return this.made ?? Array.from({ length: this.size }, (_, position) => this.item(position));
   }
 
   /** The first position whose start is >= `start` (size if none). */
@@ -68,14 +108,14 @@ export class IntervalIndex<T extends Interval> {
   visitCandidates(startBefore: number, endAtLeast: number, from: number, visit: (item: T, position: number) => boolean): void {
     const stop = this.lowerBound(startBefore);
     for (let position = this.nextEndingAtLeast(from, endAtLeast); position < stop; ) {
-      if (!visit(this.items[position], position)) return;
+      if (!visit(this.item(position), position)) return;
       position = this.nextEndingAtLeast(position + 1, endAtLeast);
     }
   }
 
   /** The first position >= `from` whose end is >= `endAtLeast` (size if none). */
   private nextEndingAtLeast(from: number, endAtLeast: number): number {
-    const n = this.items.length;
+    const n = this.starts.length;
     if (from >= n) return n;
     const tree = this.maxEnds;
     let node = this.leafBase + from;

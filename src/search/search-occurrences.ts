@@ -1,14 +1,24 @@
 /**
  * One page of a search over one calendar's occurrences: both match modes, the
  * order (start, event_id), and resumption after a position. Pure: the same
- * occurrences and query always give the same page, which is what makes pages
- * of a snapshot concatenate to the unpaged result.
+ * occurrences, query and budget always give the same page, which is what
+ * makes pages of a snapshot concatenate to the unpaged result.
+ *
+ * The page is a k-way merge. The index and every series expanded on demand
+ * are streams in (start, event_id) order; a heap holds each stream's next
+ * occurrence, or, for a stream not opened yet, a lower bound of it. A page of
+ * L results over S series therefore costs about (S + L) log S heap steps and
+ * as many small expansions (each series' first occurrence at or after the
+ * window, then a few more from the series that supply the page), never every
+ * occurrence in the window. Everything popped from the heap is exact, so a
+ * search stopped by its budget still returns a correct prefix.
  */
 
-import { Budget } from "../expand/budget.js";
-import type { SeriesTail, TailRequest } from "../expand/expand-calendar.js";
+import { Budget, type Clock } from "../expand/budget.js";
 import { compareOccurrences, eventIdOf, type Occurrence } from "../expand/occurrence.js";
+import type { SeriesTail, TailRequest } from "../expand/series-tail.js";
 import type { IntervalIndex } from "../index/interval-index.js";
+import { Pacer, runAtOnce, type Steps } from "../stepwise.js";
 import { type MatchMode, matches, type Window } from "./match.js";
 
 /** What a search reads: materialised occurrences and the series expanded on demand. */
@@ -23,6 +33,13 @@ export interface Position {
   readonly eventId: string;
 }
 
+/**
+ * Where a search stopped early resumes when it returned nothing: before every
+ * occurrence calq can hold (the earliest instant a Date can name), so a
+ * cursor can carry it.
+ */
+export const BEFORE_ALL: Position = { start: -8.64e15, eventId: "" };
+
 export interface PageQuery {
   readonly window: Window;
   readonly mode: MatchMode;
@@ -31,29 +48,288 @@ export interface PageQuery {
   readonly after?: Position;
 }
 
+/** Why a page stopped before it was full: its own work budget, or the caller's deadline. */
+export type PartialReason = "budget" | "deadline";
+
+/** How much one search may work, and when it must answer. */
+export interface SearchLimits {
+  /** Milliseconds of work on `clock`; time paused for other requests does not count. */
+  readonly budgetMs: number;
+  /** The instant on `clock` by which the page must be answered (the caller's deadline, less time to send it). */
+  readonly answerBy?: number;
+  /** Set when the caller has gone (cancelled): the search stops at its next step. */
+  readonly signal?: AbortSignal;
+  readonly clock?: Clock;
+}
+
+/** Rule dates one search may visit across all its on-demand series: a bound that does not depend on the machine's speed. */
+export const TAIL_VISITS_PER_SEARCH = 250_000;
+
+/** Work a search may do when its caller sets no limits (tests, the CLI, benchmarks). */
+export const UNLIMITED: SearchLimits = { budgetMs: Number.POSITIVE_INFINITY };
+
 export interface Page {
   readonly occurrences: readonly Occurrence[];
   /**
-   * False when expanding a series on demand hit its work budget or cap, so
-   * occurrences may be missing (only hostile feeds get here; the server logs it).
+   * False when expanding a series on demand hit its per-query cap, so
+   * occurrences of that series may be missing (only hostile feeds get here;
+   * the server logs it).
    */
   readonly complete: boolean;
-  /** True when more matching occurrences follow the page. */
+  /** True when more matching occurrences may follow the page. */
   readonly more: boolean;
   /** Where the next page starts (after the page's last occurrence), when there is more. */
   readonly next?: Position;
+  /**
+   * Set when the search stopped before the page was full: `occurrences` are
+   * exactly the first matches after the query's position (possibly none),
+   * and `next` continues after them.
+   */
+  readonly partial?: PartialReason;
 }
 
-/** The page of matching occurrences after `query.after`, in (start, event_id) order. */
-export function searchPage(calendar: SearchableOccurrences, query: PageQuery): Page {
+/** The page of matching occurrences after `query.after`, in (start, event_id) order, run to the end at once. */
+export function searchPage(calendar: SearchableOccurrences, query: PageQuery, limits: SearchLimits = UNLIMITED): Page {
+  return runAtOnce(searchPageSteps(calendar, query, limits));
+}
+
+/**
+ * The same search as steps that pause about every millisecond of work, so a caller
+ * may let other requests run between them (runYielding). Paused time does not
+ * count against `limits.budgetMs`; it does count towards `limits.answerBy`.
+ */
+export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQuery, limits: SearchLimits): Steps<Page> {
   const wanted = query.limit + 1;
-  const fromIndex = indexCandidates(calendar.index, query, wanted);
-  const { found: fromTails, complete } = tailCandidates(calendar.tails, query, wanted);
-  const merged = fromTails.length === 0 ? fromIndex : mergeSorted(fromIndex, fromTails, wanted);
-  const occurrences = merged.slice(0, query.limit);
-  if (merged.length <= query.limit) return { occurrences, complete, more: false };
+  // Nothing to expand: the index alone answers, in O((L + 1) log n), with no merge.
+  if (calendar.tails.length === 0) return pageOf(indexCandidates(calendar.index, query, wanted), query.limit, true);
+  const clock = limits.clock ?? Date.now;
+  const budget = new Budget(clock() + limits.budgetMs, TAIL_VISITS_PER_SEARCH, clock);
+  const { window, mode, after } = query;
+  const accepts = (occurrence: Occurrence) => matches(occurrence, window, mode) && isAfter(occurrence, after);
+  const request: TailRequest = {
+    start: window.start,
+    endExclusive: window.endExclusive,
+    startingFrom: after?.start ?? Number.NEGATIVE_INFINITY,
+    accepts,
+    budget,
+  };
+
+  const heap = new EntryHeap();
+  heap.push(new ListStream(indexCandidates(calendar.index, query, wanted)).entry());
+  const found: Occurrence[] = [];
+  let complete = true;
+  let partial: PartialReason | undefined;
+  // A millisecond, not the 10 ms a reload uses: a search of another calendar
+  // needs several turns of the event loop (request, handler, response frames)
+  // and waits for a slice of every expensive search at each of them.
+  const pacer = new Pacer(1, clock);
+  /** Pauses when a slice is used up; then says whether to stop, and why. */
+  function* breathe(): Steps<PartialReason | undefined> {
+    if (pacer.due()) {
+      const paused = clock();
+      yield;
+      pacer.resumed();
+      budget.extend(clock() - paused);
+    }
+    return stopReason(limits, budget, clock);
+  }
+
+  // Each series' lower bound; a series rebuilt from a worker's recipe is made
+  // here on its first search, so this too is paced and budgeted, every 32
+  // series (a bound alone costs far less than looking at the clock).
+  for (const [i, tail] of calendar.tails.entries()) {
+    if ((i & 31) === 0) partial = yield* breathe();
+    if (partial !== undefined) break;
+    const earliest = tail.earliestStart(request);
+    if (earliest !== Number.POSITIVE_INFINITY) heap.push({ start: earliest, stream: new TailStream(tail, request) });
+  }
+
+  while (partial === undefined && found.length < wanted) {
+    partial = yield* breathe();
+    if (partial !== undefined) break;
+    const top = heap.pop();
+    if (top === undefined) break;
+    if (top.occurrence === undefined) {
+      // A lower bound: open the stream (or fetch its next batch) and put its real head back.
+      const step = top.stream.advance();
+      if (step.cut === "budget") {
+        partial = "budget";
+        break;
+      }
+      if (step.cut === "cap") complete = false;
+      if (step.entry !== undefined) heap.push(step.entry);
+      continue;
+    }
+    found.push(top.occurrence);
+    // The stream's next occurrence comes after this one; look it up only if it could be next.
+    heap.push({ start: top.start, boundAfter: top, stream: top.stream });
+  }
+
+  if (partial !== undefined) {
+    const last = found[found.length - 1];
+    const next = last === undefined ? (after ?? BEFORE_ALL) : { start: last.start, eventId: eventIdOf(last) };
+    return { occurrences: found, complete, more: true, next, partial };
+  }
+  return pageOf(found, query.limit, complete);
+}
+
+/** A page from up to limit + 1 matches in order: the extra one only says that more follow. */
+function pageOf(found: readonly Occurrence[], limit: number, complete: boolean): Page {
+  const occurrences = found.slice(0, limit);
+  if (found.length <= limit) return { occurrences, complete, more: false };
   const last = occurrences[occurrences.length - 1];
   return { occurrences, complete, more: true, next: { start: last.start, eventId: eventIdOf(last) } };
+}
+
+/** Whether the search must stop now, and why. */
+function stopReason(limits: SearchLimits, budget: Budget, clock: Clock): PartialReason | undefined {
+  if (limits.signal?.aborted === true) return "deadline";
+  if (limits.answerBy !== undefined && clock() >= limits.answerBy) return "deadline";
+  if (budget.exhausted || budget.expired()) return "budget";
+  return undefined;
+}
+
+/**
+ * A heap entry: a stream and its next occurrence, keyed by (start, event_id);
+ * or, with no occurrence, a key no later than the stream's next one: the
+ * key of the entry it follows (`boundAfter`), else (start, ""). Event ids
+ * are made only when starts tie.
+ */
+interface Entry {
+  readonly start: number;
+  readonly stream: Stream;
+  readonly occurrence?: Occurrence;
+  readonly boundAfter?: Entry;
+  id?: string;
+}
+
+function idOf(entry: Entry): string {
+  if (entry.id === undefined) {
+    if (entry.occurrence !== undefined) entry.id = eventIdOf(entry.occurrence);
+    else entry.id = entry.boundAfter === undefined ? "" : idOf(entry.boundAfter);
+  }
+  return entry.id;
+}
+
+/** What advancing a stream gave: its next entry (none at its end), and whether expansion was cut. */
+interface Advance {
+  readonly entry?: Entry;
+  readonly cut: "none" | "cap" | "budget";
+}
+
+interface Stream {
+  advance(): Advance;
+}
+
+function entryOf(stream: Stream, occurrence: Occurrence): Entry {
+  return { start: occurrence.start, stream, occurrence };
+}
+
+/** Occurrences already exact and in order (the index's candidates). */
+class ListStream implements Stream {
+  private position = 0;
+  constructor(private readonly items: readonly Occurrence[]) {}
+  entry(): Entry {
+    return { start: Number.NEGATIVE_INFINITY, stream: this };
+  }
+  advance(): Advance {
+    const item = this.items[this.position++];
+    return { entry: item === undefined ? undefined : entryOf(this, item), cut: "none" };
+  }
+}
+
+/**
+ * One on-demand series as a stream: batches of 1, 2, 4, ... occurrences, so
+ * a series that supplies one result costs one small expansion and one that
+ * supplies the whole page costs about the page.
+ */
+class TailStream implements Stream {
+  private buffer: Occurrence[] = [];
+  private position = 0;
+  private batch = 1;
+  private more = true;
+  /** The last occurrence handed out; the next batch starts after it. */
+  private last?: Occurrence;
+
+  constructor(
+    private readonly tail: SeriesTail,
+    private readonly request: TailRequest,
+  ) {}
+
+  advance(): Advance {
+    let cut: Advance["cut"] = "none";
+    if (this.position === this.buffer.length && this.more) cut = this.fetch();
+    if (cut === "budget") return { cut };
+    const item = this.buffer[this.position++];
+    if (item === undefined) return { cut };
+    this.last = item;
+    return { entry: entryOf(this, item), cut };
+  }
+
+  private fetch(): Advance["cut"] {
+    const raw: Occurrence[] = [];
+    const after = this.last?.start ?? Number.NEGATIVE_INFINITY;
+    const { cut, more } = this.tail.next(this.request, after, this.batch, raw);
+    const last = this.last;
+    const fresh = raw
+      .filter((occurrence) => this.request.accepts(occurrence) && (last === undefined || compareOccurrences(occurrence, last) > 0))
+      .sort(compareOccurrences);
+    // Past the first `batch`, a batch that says more may follow is not exact.
+    this.buffer = more ? fresh.slice(0, this.batch) : fresh;
+    this.position = 0;
+    this.more = more && this.buffer.length > 0;
+    this.batch *= 2;
+    return cut;
+  }
+}
+
+/** A binary min-heap of entries by (start, id), ids compared as the order compares event_ids. */
+class EntryHeap {
+  private readonly entries: Entry[] = [];
+
+  push(entry: Entry): void {
+    const entries = this.entries;
+    entries.push(entry);
+    let child = entries.length - 1;
+    while (child > 0) {
+      const parent = (child - 1) >> 1;
+      if (!before(entries[child], entries[parent])) break;
+      [entries[child], entries[parent]] = [entries[parent], entries[child]];
+      child = parent;
+    }
+  }
+
+  pop(): Entry | undefined {
+    const entries = this.entries;
+    const top = entries[0];
+    const last = entries.pop();
+    if (entries.length === 0 || last === undefined) return top;
+    entries[0] = last;
+    let parent = 0;
+    for (;;) {
+      const left = 2 * parent + 1;
+      const right = left + 1;
+      let least = parent;
+      if (left < entries.length && before(entries[left], entries[least])) least = left;
+      if (right < entries.length && before(entries[right], entries[least])) least = right;
+      if (least === parent) return top;
+      [entries[least], entries[parent]] = [entries[parent], entries[least]];
+      parent = least;
+    }
+  }
+}
+
+/**
+ * Entry order: by start, then id; at equal keys a lower bound (no
+ * occurrence) comes first, so a stream is looked into before anything at its
+ * bound is handed out.
+ */
+function before(a: Entry, b: Entry): boolean {
+  if (a.start !== b.start) return a.start < b.start;
+  const idA = idOf(a);
+  const idB = idOf(b);
+  if (idA !== idB) return idA < idB;
+  return a.occurrence === undefined && b.occurrence !== undefined;
 }
 
 function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wanted: number): Occurrence[] {
@@ -63,7 +339,7 @@ function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wan
   if (mode === "startWithin") {
     const stop = index.lowerBound(window.endExclusive);
     for (let position = Math.max(from, index.lowerBound(window.start)); position < stop && found.length < wanted; position++) {
-      found.push(index.items[position]);
+      found.push(index.item(position));
     }
     return found;
   }
@@ -78,46 +354,14 @@ function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wan
 function positionAfter(index: IntervalIndex<Occurrence>, after: Position): number {
   let position = index.lowerBound(after.start);
   while (position < index.size) {
-    const occurrence = index.items[position];
+    const occurrence = index.item(position);
     if (occurrence.start > after.start || eventIdOf(occurrence) > after.eventId) break;
     position++;
   }
   return position;
 }
 
-/** Rule dates one search may visit across all its on-demand series (well under a second). */
-export const TAIL_VISITS_PER_SEARCH = 250_000;
-
-function tailCandidates(tails: readonly SeriesTail[], query: PageQuery, wanted: number): { found: Occurrence[]; complete: boolean } {
-  if (tails.length === 0) return { found: [], complete: true };
-  const { window, mode, after } = query;
-  const collected: Occurrence[] = [];
-  const accepts = (occurrence: Occurrence) => matches(occurrence, window, mode) && isAfter(occurrence, after);
-  const request: TailRequest = {
-    start: window.start,
-    endExclusive: window.endExclusive,
-    startingFrom: after?.start ?? -Infinity,
-    accepts,
-    wanted,
-    budget: new Budget(Infinity, TAIL_VISITS_PER_SEARCH),
-  };
-  let complete = true;
-  for (const tail of tails) complete = tail.collect(request, collected) && complete;
-  return { found: collected.filter(accepts).sort(compareOccurrences), complete };
-}
-
 function isAfter(occurrence: Occurrence, after: Position | undefined): boolean {
   if (after === undefined || occurrence.start > after.start) return true;
   return occurrence.start === after.start && eventIdOf(occurrence) > after.eventId;
-}
-
-function mergeSorted(a: Occurrence[], b: Occurrence[], wanted: number): Occurrence[] {
-  const merged: Occurrence[] = [];
-  let i = 0;
-  let j = 0;
-  while (merged.length < wanted && (i < a.length || j < b.length)) {
-    if (j >= b.length || (i < a.length && compareOccurrences(a[i], b[j]) <= 0)) merged.push(a[i++]);
-    else merged.push(b[j++]);
-  }
-  return merged;
 }

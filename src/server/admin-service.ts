@@ -27,9 +27,9 @@ import { assertNever } from "../exhaustive.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
 import { contentDigest, FeedFailure } from "../feeds/feed-read.js";
-import { decodeFeed } from "../ics/decode.js";
+import { ingestFeed } from "../ingest/ingest.js";
 import type { Logger } from "../logging/logger.js";
-import { type CalendarStore, type CalendarView, type LoadFailure, snapshotFromText } from "../store/calendar-store.js";
+import type { CalendarStore, CalendarView, LoadFailure } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import type { Authenticator } from "./authenticator.js";
 
@@ -120,7 +120,7 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
         let snapshot: Snapshot;
         try {
           // Read exactly as a reload will read the file once written.
-          snapshot = await snapshotFromText(decodeFeed(bytes), config, feeds, deps.limits(readAt), readAt);
+          snapshot = await ingestFeed(bytes, config, feeds, deps.limits(readAt), readAt);
         } catch (error) {
           if (error instanceof FeedFailure) throw rejected({ failure: error.failure }, error.message);
           throw error;

@@ -15,6 +15,7 @@ import {
   ListCalendarsResponseSchema,
   MatchMode,
   MatchModeSchema,
+  PartialReason,
   ResolvedQuerySchema,
   type SearchEventsResponse,
   SearchEventsResponseSchema,
@@ -25,7 +26,13 @@ import type { Logger } from "../logging/logger.js";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../page-size.js";
 import type { CursorBinding, CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
-import { type Position, searchPage } from "../search/search-occurrences.js";
+import {
+  type PartialReason as EnginePartialReason,
+  type Position,
+  type SearchLimits,
+  searchPageSteps,
+} from "../search/search-occurrences.js";
+import { runYielding } from "../stepwise.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { resolveWindow } from "../time/request-window.js";
@@ -41,6 +48,10 @@ export interface CalendarServiceDeps {
   readonly maxWindowMs: number;
   readonly log: Logger;
   readonly now: () => number;
+  /** Milliseconds of work one search may do before it answers a partial page (calq.yaml search.cpu_budget). */
+  readonly searchBudgetMs: number;
+  /** The clock budgets and deadlines are measured on; a monotonic one by default (`now` may be a test's fixed clock). */
+  readonly searchClock?: () => number;
 }
 
 /** The engine's mode for a mode of the contract; undefined for UNSPECIFIED and values the contract does not define. */
@@ -65,8 +76,23 @@ const MODE_NAMES = MatchModeSchema.values
   .map((value) => value.name)
   .join(" or ");
 
+/**
+ * How much of the caller's remaining deadline a search may use: the rest is
+ * left for encoding and sending the page, so the caller gets a partial page
+ * rather than DEADLINE_EXCEEDED.
+ */
+function answerWithin(timeoutMs: number): number {
+  return Math.max(0, Math.min(timeoutMs * 0.75, timeoutMs - 100));
+}
+
+const PARTIAL_REASONS: Record<EnginePartialReason, PartialReason> = {
+  budget: PartialReason.BUDGET,
+  deadline: PartialReason.DEADLINE,
+};
+
 export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof CalendarService> {
   const { store, authenticator, cursors, log, now } = deps;
+  const searchClock = deps.searchClock ?? (() => performance.now());
   const caller = (context: HandlerContext): Promise<Principal> => authenticator.authenticate(context);
 
   return {
@@ -106,7 +132,28 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         }
       }
 
-      const page = searchPage(snapshot, { window, mode, limit, after });
+      // The client's deadline counts from now; the search pauses for other
+      // requests about every millisecond, so one expensive calendar cannot hold the others.
+      const timeoutMs = context.timeoutMs();
+      const started = searchClock();
+      const limits: SearchLimits = {
+        budgetMs: deps.searchBudgetMs,
+        answerBy: timeoutMs === undefined ? undefined : started + answerWithin(timeoutMs),
+        signal: context.signal,
+        clock: searchClock,
+      };
+      const page = await runYielding(searchPageSteps(snapshot, { window, mode, limit, after }, limits));
+      if (page.partial !== undefined) {
+        log({
+          level: "info",
+          msg: "search stopped early; the page is partial and its cursor continues",
+          calendar_id: view.config.id,
+          snapshot_id: snapshot.id,
+          reason: page.partial,
+          found: page.occurrences.length,
+          elapsed_ms: Math.round(searchClock() - started),
+        });
+      }
       if (!page.complete) {
         log({
           level: "warn",
@@ -133,6 +180,8 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         snapshotId: snapshot.id,
         dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
         stale: view.stale && view.snapshot === snapshot,
+        partial: page.partial !== undefined,
+        partialReason: page.partial === undefined ? PartialReason.UNSPECIFIED : PARTIAL_REASONS[page.partial],
       });
     },
 

@@ -109,6 +109,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     authenticator,
     cursors,
     maxWindowMs: config.search.maxWindowDays * 86_400_000,
+    searchBudgetMs: config.search.cpuBudgetMs,
     log,
     now,
   });

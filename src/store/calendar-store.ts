@@ -3,8 +3,8 @@
  * replaced (kept for the cursor lifetime so paged searches finish on the data
  * they started on), and how its last loads went.
  *
- * A reload reads the whole feed, builds a new snapshot off to the side and
- * swaps it in with one assignment, so a search sees the old snapshot or the
+ * A reload reads the whole feed, builds a new snapshot off to the side (in
+ * an ingest worker) and swaps it in with one assignment, so a search sees the old snapshot or the
  * new one, never a mix. A failed reload keeps the last good snapshot and
  * marks the calendar stale. Reloads of one calendar run one at a time, so an
  * older read can never replace a newer one.
@@ -13,13 +13,11 @@ import type { CalendarConfig, FeedLimits } from "../config/config-model.js";
 import { DEFAULT_FEED_LIMITS } from "../config/config-model.js";
 import { assertNever } from "../exhaustive.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
-import { checkComplete, FeedFailure, type FeedFailureClass, type FeedReader, type FeedVersion } from "../feeds/feed-read.js";
+import { FeedFailure, type FeedFailureClass, type FeedReader, type FeedVersion } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
 import { HttpFeed } from "../feeds/http-feed.js";
-import type { DecodedFeed } from "../ics/decode.js";
-import type { Diagnostic } from "../ics/diagnostic.js";
-import { isICalendar } from "../ics/parse-calendar.js";
-import { buildSnapshotYielding, type Snapshot } from "./snapshot.js";
+import { ingestFeed } from "../ingest/ingest.js";
+import type { Snapshot } from "./snapshot.js";
 
 const YEAR_MS = 365.25 * 86_400_000;
 /**
@@ -97,44 +95,6 @@ function feedReader(config: CalendarConfig, limits: FeedLimits): FeedReader {
       return new HttpFeed({ url: source.url, headers: source.headers, maxBytes: limits.maxBytes, timeoutMs: limits.fetchTimeoutMs });
     default:
       return assertNever(source, "feed source kind");
-  }
-}
-
-/** Builds a snapshot from complete feed text, letting searches in between its phases; throws FeedFailure when the text cannot be one. */
-export async function snapshotFromText(
-  feed: DecodedFeed,
-  config: Pick<CalendarConfig, "id" | "timezone">,
-  feeds: FeedLimits,
-  limits: ExpansionLimits,
-  readAt: number,
-): Promise<Snapshot> {
-  const { text, invalidUtf8Line } = feed;
-  // An empty file is most often one caught between truncation and writing.
-  if (text.trim() === "") throw new FeedFailure("truncated", "the feed is empty");
-  if (!isICalendar(text)) throw new FeedFailure("not_icalendar", "the feed is not iCalendar text (no BEGIN:VCALENDAR)");
-  checkComplete(text);
-  try {
-    const decoding: Diagnostic[] =
-      invalidUtf8Line === undefined
-        ? []
-        : [
-            {
-              code: "INVALID_UTF8",
-              message: "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8",
-              line: invalidUtf8Line,
-            },
-          ];
-    return await buildSnapshotYielding(text, {
-      calendarId: config.id,
-      configuredZone: config.timezone,
-      limits,
-      readAt,
-      maxComponents: feeds.maxComponents,
-      decoding,
-    });
-  } catch (error) {
-    // The error's text may quote the feed; the log gets its kind only.
-    throw new FeedFailure("parse_error", `the text could not be read into events (${error instanceof Error ? error.name : "error"})`);
   }
 }
 
@@ -222,7 +182,7 @@ export class CalendarStore {
         this.options.onUnchanged?.(config.id);
         return { outcome: "unchanged" };
       }
-      const snapshot = await snapshotFromText(read, config, this.feeds, this.limits(attemptAt), attemptAt);
+      const snapshot = await ingestFeed(read.bytes, config, this.feeds, this.limits(attemptAt), attemptAt);
       this.swapIn(state, snapshot, read.version, attemptAt);
       return { outcome: "loaded", snapshot };
     } catch (error) {

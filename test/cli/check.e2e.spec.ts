@@ -44,6 +44,25 @@ describe("calq check", () => {
     expect(out).toContain("NO_CALENDAR_ZONE");
   });
 
+  it("reads a 9-line feed with FREQ=MINUTELY;BYSETPOS=53 within a few seconds, its rule refused (it took 72 s of CPU)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "calq-check-"));
+    const file = join(dir, "setpos.ics");
+    const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//test//EN", "BEGIN:VEVENT", "UID:setpos@calq.test"];
+    writeFileSync(
+      file,
+      [...lines, "DTSTART:20260101T090000Z", "RRULE:FREQ=MINUTELY;BYSETPOS=53", "END:VEVENT", "END:VCALENDAR", ""].join("\r\n"),
+    );
+    try {
+      const started = performance.now();
+      const { status, out } = check(file, "--timezone", "UTC");
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(status).toBe(1);
+      expect(out).toMatch(/ {2}RRULE_NEVER_MATCHES \(line 4, UID setpos@calq\.test\): RRULE BYSETPOS asks for position 53/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("exits 1 on bytes that are not UTF-8, naming the line, as a reload would report them", () => {
     const dir = mkdtempSync(join(tmpdir(), "calq-check-"));
     const file = join(dir, "latin1.ics");

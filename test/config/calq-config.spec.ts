@@ -33,7 +33,12 @@ describe("calq.yaml", () => {
       readers: ["an"],
     });
     expect(config.principals[0].tokenDigests).toEqual([sha256Hex("secret")]);
-    expect(config.search).toEqual({ maxWindowDays: 366, cursorLifetimeMinutes: 15, cursorKeyEnv: [] });
+    expect(config.search).toEqual({ maxWindowDays: 366, cursorLifetimeMinutes: 15, cursorKeyEnv: [], cpuBudgetMs: 1000 });
+  });
+
+  it("reads search.cpu_budget as a duration and refuses one below 100ms", () => {
+    expect(parseConfig({ ...base(), search: { cpu_budget: "250ms" } }, "/srv/calq", "calq.yaml", {}).search.cpuBudgetMs).toBe(250);
+    expect(refusal({ ...base(), search: { cpu_budget: "5ms" } })).toContain("search.cpu_budget: expected a duration");
   });
 
   it("refuses tokens written in clear", () => {

@@ -29,6 +29,61 @@ describe("rules that never produce a date are refused, not searched to the year 
   });
 });
 
+describe("BYSETPOS past every period's dates is refused without asking rrule (it would walk every period to 9999)", () => {
+  it.each([
+    ["FREQ=MINUTELY;BYSETPOS=53", "at most 1 date"],
+    ["FREQ=HOURLY;BYMINUTE=0,30;BYSETPOS=3,-3", "at most 2 dates"],
+    ["FREQ=SECONDLY;BYSETPOS=-2", "at most 1 date"],
+    ["FREQ=MONTHLY;BYDAY=MO;BYSETPOS=32", "at most 31 dates"],
+  ])("%s is refused within a second", (rule, why) => {
+    const started = performance.now();
+    const { snapshot, codes, summaries } = loaded(["UID:setpos", "DTSTART:20261129T000000Z", `RRULE:${rule}`, "SUMMARY:setpos"]);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(codes).toContain("RRULE_NEVER_MATCHES");
+    expect(snapshot.diagnostics.find((d) => d.code === "RRULE_NEVER_MATCHES")?.message).toContain(why);
+    // The series keeps its DTSTART, as with every refused rule.
+    expect(summaries).toContain("still here");
+  });
+
+  // DTSTART (00:00) is not a date of the rule but counts as the first of COUNT=3.
+  it("keeps a BYSETPOS some period can satisfy: the last half hour of each hour", () => {
+    const snapshot = snapshotOf(
+      feed(["X-WR-TIMEZONE:UTC"], ["UID:half", "DTSTART:20261129T000000Z", "RRULE:FREQ=HOURLY;BYMINUTE=0,30;BYSETPOS=-1;COUNT=3"]),
+      readAt,
+    );
+    const found = searchAll(snapshot, { start: Date.UTC(2026, 10, 29), endExclusive: Date.UTC(2026, 10, 30) }, "startWithin");
+    expect(found.map((occurrence) => new Date(occurrence.start).toISOString().slice(11, 16))).toEqual(["00:00", "00:30", "01:30"]);
+    expect(snapshot.diagnostics).toEqual([]);
+  });
+
+  it("refuses BYSETPOS=0 as unreadable rather than letting rrule throw", () => {
+    const { codes, summaries } = loaded(["UID:zero", "DTSTART:20261129T000000Z", "RRULE:FREQ=DAILY;BYSETPOS=0"]);
+    expect(codes).toContain("UNREADABLE_RRULE");
+    expect(summaries).toContain("still here");
+  });
+});
+
+describe("a rule whose probe overruns the rule budget is refused as too expensive", () => {
+  it("times the probe on the injected clock, so a slow walk is refused rather than repeated at every query", () => {
+    // A clock that jumps a second at each reading: every probe looks slow.
+    let now = readAt;
+    const clock = () => (now += 1000);
+    const text = feed(["X-WR-TIMEZONE:UTC"], ["UID:slow", "DTSTART:20261129T090000Z", "RRULE:FREQ=DAILY"], innocent);
+    const snapshot = buildSnapshot(text, {
+      calendarId: "t",
+      limits: { ...defaultLimits(readAt), clock, budgetMs: Number.POSITIVE_INFINITY },
+      readAt,
+    });
+    expect(snapshot.diagnostics.map((d) => [d.code, d.uid])).toContainEqual(["RRULE_TOO_EXPENSIVE", "slow"]);
+  });
+
+  it("keeps the same rule on a clock that does not move", () => {
+    const text = feed(["X-WR-TIMEZONE:UTC"], ["UID:slow", "DTSTART:20261129T090000Z", "RRULE:FREQ=DAILY"], innocent);
+    const snapshot = buildSnapshot(text, { calendarId: "t", limits: { ...defaultLimits(readAt), clock: () => readAt }, readAt });
+    expect(snapshot.diagnostics).toEqual([]);
+  });
+});
+
 describe("INTERVALs that never reach their BYHOUR/BYMINUTE/BYSECOND are refused (rrule would loop forever)", () => {
   it.each([
     "FREQ=MINUTELY;INTERVAL=15;BYMINUTE=10",

@@ -17,12 +17,13 @@ const occurrence = {
   status: "tentative",
 };
 
-function render(events: object[], nextCursor = "") {
+function render(events: object[], nextCursor = "", partial = false) {
   return renderResult(search, { start: "2026-11-01T00:00:00-04:00", end_exclusive: "2026-11-01T03:00:00-05:00" }, {
     events,
     next_cursor: nextCursor,
     query: { calendar_id: "new-york", timezone: "America/New_York", match_mode: "overlap" },
     stale: false,
+    partial,
   } as never);
 }
 
@@ -48,6 +49,14 @@ describe("the text beside a search result", () => {
     };
     expect(render([holiday])).toContain("- all day Sun 2026-11-01 Holiday [spans]");
     expect(render([])).toContain("Nothing in this calendar matches this window in this mode. No more pages.");
+  });
+
+  it("says that a partial page is not everything, even when it is empty", () => {
+    const text = render([], "abc.def", true);
+    expect(text).toContain("The search stopped before it filled this page");
+    expect(text).toContain('cursor "abc.def"');
+    expect(text).not.toContain("Nothing in this calendar matches");
+    expect(render([occurrence])).not.toContain("stopped before");
   });
 
   it("says how to get the next page", () => {

@@ -43,6 +43,28 @@ describe("IntervalIndex construction", () => {
   });
 });
 
+describe("IntervalIndex rebuilt from its parts (as a worker hands it over)", () => {
+  it("answers every query as the original does, making only the items it visits", () => {
+    const original = new IntervalIndex([item("c", 5, 9), item("a", 1, 2), item("b", 1, 30), item("d", 12, 12), item("e", 20, 25)], byName);
+    const sorted = [...original.items];
+    const made: number[] = [];
+    const rebuilt = new IntervalIndex(original.parts, (position) => {
+      made.push(position);
+      return sorted[position];
+    });
+    expect(rebuilt.size).toBe(5);
+    for (const start of [0, 1, 5, 12, 21, 99]) expect(rebuilt.lowerBound(start)).toBe(original.lowerBound(start));
+    const visit = (index: IntervalIndex<ReturnType<typeof item>>) => {
+      const names: string[] = [];
+      index.visitCandidates(13, 10, 0, (found) => names.push(found.name) > 0);
+      return names;
+    };
+    expect(visit(rebuilt)).toEqual(visit(original));
+    expect(visit(rebuilt)).toEqual(["b", "d"]);
+    expect(new Set(made)).toEqual(new Set([1, 3]));
+  });
+});
+
 describe("IntervalIndex.lowerBound", () => {
   it("is 0 for every start in an empty index", () => {
     const index = indexOf();

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { SeriesTail } from "../../src/expand/expand-calendar.js";
 import { compareOccurrences, type EventDetails, eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
+import type { SeriesTail } from "../../src/expand/series-tail.js";
 import { IntervalIndex } from "../../src/index/interval-index.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
 import { type Position, type SearchableOccurrences, searchPage } from "../../src/search/search-occurrences.js";
@@ -38,22 +38,36 @@ function occurrence(
   return { start, end, slot, details: details(uidKey, recurring, allDay) };
 }
 
-/** A tail that pushes the same occurrences whatever the window: extras are allowed. */
+/** A tail that pushes the same occurrences whatever the window, all at once: extras are allowed. */
 function fixedTail(occurrences: readonly Occurrence[]): SeriesTail {
   return {
-    collect(_request, out) {
+    earliestStart: () => Number.NEGATIVE_INFINITY,
+    next(_request, _after, _wanted, out) {
       out.push(...occurrences);
-      return true;
+      return { cut: "none", more: false };
     },
   };
 }
 
-/** A tail that pushes only what may meet the window (closed at both ends, so still loose). */
+/**
+ * A tail that pushes only what may meet the window (closed at both ends, so
+ * still loose), `wanted` at a time after `after` in start order, with a
+ * truthful lower bound: the way real series (unique starts) are streamed.
+ */
 function looseTail(occurrences: readonly Occurrence[]): SeriesTail {
+  const sorted = [...occurrences].sort(compareOccurrences);
   return {
-    collect({ start, endExclusive }, out) {
-      for (const candidate of occurrences) if (candidate.start <= endExclusive && candidate.end >= start) out.push(candidate);
-      return true;
+    earliestStart: ({ start }) => Math.min(...sorted.filter((candidate) => candidate.end >= start).map((candidate) => candidate.start)),
+    next({ start, endExclusive, accepts }, after, wanted, out) {
+      const left = sorted.filter((candidate) => candidate.start > after && candidate.start <= endExclusive && candidate.end >= start);
+      // Up to the wanted-th accepted one, with the unaccepted ones around it, as a real series pushes them.
+      let accepted = 0;
+      for (const candidate of left) {
+        if (accepted === wanted) return { cut: "none", more: true };
+        out.push(candidate);
+        if (accepts(candidate)) accepted++;
+      }
+      return { cut: "none", more: false };
     },
   };
 }
@@ -172,8 +186,19 @@ function split(universe: ReadonlyArray<{ home: Home; occurrence: Occurrence }>) 
   return {
     all,
     indexedOnly: calendarOf(all),
-    withTails: calendarOf(of("index"), [fixedTail(of("fixedTail")), looseTail(of("looseTail"))]),
+    withTails: calendarOf(of("index"), [fixedTail(of("fixedTail")), ...seriesOf(of("looseTail")).map(looseTail)]),
   };
+}
+
+/** Occurrences dealt into series the way real ones are: no two in one series share a start. */
+function seriesOf(occurrences: readonly Occurrence[]): Occurrence[][] {
+  const series: Occurrence[][] = [];
+  for (const occurrence of occurrences) {
+    const home = series.find((members) => members.every((member) => member.start !== occurrence.start));
+    if (home === undefined) series.push([occurrence]);
+    else home.push(occurrence);
+  }
+  return series;
 }
 
 const RUNS = { numRuns: 300 };

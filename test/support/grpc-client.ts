@@ -37,8 +37,13 @@ export class CalqGrpcClient {
     this.client = new grpc.Client(address, grpc.credentials.createInsecure());
   }
 
-  searchEvents(request: MessageInitShape<typeof SearchEventsRequestSchema>, token: string | null = this.token ?? null) {
-    return this.call(`${SERVICE}/SearchEvents`, SearchEventsRequestSchema, SearchEventsResponseSchema, request, token);
+  /** `deadlineMs` is the gRPC deadline the call carries (grpc-timeout), from now. */
+  searchEvents(
+    request: MessageInitShape<typeof SearchEventsRequestSchema>,
+    token: string | null = this.token ?? null,
+    deadlineMs = 10_000,
+  ) {
+    return this.call(`${SERVICE}/SearchEvents`, SearchEventsRequestSchema, SearchEventsResponseSchema, request, token, deadlineMs);
   }
 
   listCalendars(token: string | null = this.token ?? null) {
@@ -77,6 +82,7 @@ export class CalqGrpcClient {
     output: O,
     request: MessageInitShape<I>,
     token: string | null,
+    deadlineMs = 10_000,
   ): Promise<MessageShape<O>> {
     const metadata = new grpc.Metadata();
     if (token !== null) metadata.set("authorization", `Bearer ${token}`);
@@ -87,7 +93,7 @@ export class CalqGrpcClient {
         (bytes: Buffer) => fromBinary(output, bytes),
         create(input, request),
         metadata,
-        { deadline: Date.now() + 10_000 },
+        { deadline: Date.now() + deadlineMs },
         (error, response) => (error ? reject(error) : resolve(response!)),
       );
     });

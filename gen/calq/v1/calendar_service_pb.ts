@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file calq/v1/calendar_service.proto.
  */
 export const file_calq_v1_calendar_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEizAEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQEi1QEKDVJlc29sdmVkUXVlcnkSEwoLY2FsZW5kYXJfaWQYASABKAkSLgoKc3RhcnRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgEIAEoCRImCgptYXRjaF9tb2RlGAUgASgOMhIuY2FscS52MS5NYXRjaE1vZGUSDQoFbGltaXQYBiABKAUi+wEKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCCKWBAoPRXZlbnRPY2N1cnJlbmNlEhAKCGV2ZW50X2lkGAEgASgJEgsKA3VpZBgCIAEoCRIVCg1yZWN1cnJlbmNlX2lkGAMgASgJEhMKC2NhbGVuZGFyX2lkGAQgASgJEg8KB3N1bW1hcnkYBSABKAkSEAoIbG9jYXRpb24YBiABKAkSLgoKc3RhcnRfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3N0YXJ0X2xvY2FsGAkgASgJEhEKCWVuZF9sb2NhbBgKIAEoCRIPCgdhbGxfZGF5GAsgASgIEhIKCnN0YXJ0X2RhdGUYDCABKAkSGgoSZW5kX2RhdGVfZXhjbHVzaXZlGA0gASgJEhYKDmV2ZW50X3RpbWV6b25lGA4gASgJEiQKBnN0YXR1cxgPIAEoDjIULmNhbHEudjEuRXZlbnRTdGF0dXMSKwoMdHJhbnNwYXJlbmN5GBAgASgOMhUuY2FscS52MS5UcmFuc3BhcmVuY3kSMAoPd2luZG93X3JlbGF0aW9uGBEgASgOMhcuY2FscS52MS5XaW5kb3dSZWxhdGlvbhIxCg1sYXN0X21vZGlmaWVkGBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIWChRMaXN0Q2FsZW5kYXJzUmVxdWVzdCJBChVMaXN0Q2FsZW5kYXJzUmVzcG9uc2USKAoJY2FsZW5kYXJzGAEgAygLMhUuY2FscS52MS5DYWxlbmRhckluZm8ikgEKDENhbGVuZGFySW5mbxIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEAoIdGltZXpvbmUYAyABKAkSDwoHcHJpbWFyeRgEIAEoCBIuCgpkYXRhX2FzX29mGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgGIAEoCCIZChdHZXRDYWxsZXJDb250ZXh0UmVxdWVzdCKRAQoYR2V0Q2FsbGVyQ29udGV4dFJlc3BvbnNlEhQKDHByaW5jaXBhbF9pZBgBIAEoCRIQCgh0aW1lem9uZRgCIAEoCRIwCgxjdXJyZW50X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhsKE3ByaW1hcnlfY2FsZW5kYXJfaWQYBCABKAkqXAoJTWF0Y2hNb2RlEhoKFk1BVENIX01PREVfVU5TUEVDSUZJRUQQABIWChJNQVRDSF9NT0RFX09WRVJMQVAQARIbChdNQVRDSF9NT0RFX1NUQVJUX1dJVEhJThACKskBCg5XaW5kb3dSZWxhdGlvbhIfChtXSU5ET1dfUkVMQVRJT05fVU5TUEVDSUZJRUQQABIaChZXSU5ET1dfUkVMQVRJT05fSU5TSURFEAESIQodV0lORE9XX1JFTEFUSU9OX0NST1NTRVNfU1RBUlQQAhIfChtXSU5ET1dfUkVMQVRJT05fQ1JPU1NFU19FTkQQAxIZChVXSU5ET1dfUkVMQVRJT05fU1BBTlMQBBIbChdXSU5ET1dfUkVMQVRJT05fSU5TVEFOVBAFKkQKC0NvbnNpc3RlbmN5EhsKF0NPTlNJU1RFTkNZX1VOU1BFQ0lGSUVEEAASGAoUQ09OU0lTVEVOQ1lfU05BUFNIT1QQASpjCgtFdmVudFN0YXR1cxIcChhFVkVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZFVkVOVF9TVEFUVVNfQ09ORklSTUVEEAESGgoWRVZFTlRfU1RBVFVTX1RFTlRBVElWRRACKmMKDFRyYW5zcGFyZW5jeRIcChhUUkFOU1BBUkVOQ1lfVU5TUEVDSUZJRUQQABIXChNUUkFOU1BBUkVOQ1lfT1BBUVVFEAESHAoYVFJBTlNQQVJFTkNZX1RSQU5TUEFSRU5UEAIypgIKD0NhbGVuZGFyU2VydmljZRJgCgxTZWFyY2hFdmVudHMSHC5jYWxxLnYxLlNlYXJjaEV2ZW50c1JlcXVlc3QaHS5jYWxxLnYxLlNlYXJjaEV2ZW50c1Jlc3BvbnNlIhOQAgGStRgMAQIDBAUGBwgJCgsNElMKDUxpc3RDYWxlbmRhcnMSHS5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXF1ZXN0Gh4uY2FscS52MS5MaXN0Q2FsZW5kYXJzUmVzcG9uc2UiA5ACARJcChBHZXRDYWxsZXJDb250ZXh0EiAuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVxdWVzdBohLmNhbHEudjEuR2V0Q2FsbGVyQ29udGV4dFJlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
+  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEizAEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQEi1QEKDVJlc29sdmVkUXVlcnkSEwoLY2FsZW5kYXJfaWQYASABKAkSLgoKc3RhcnRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgEIAEoCRImCgptYXRjaF9tb2RlGAUgASgOMhIuY2FscS52MS5NYXRjaE1vZGUSDQoFbGltaXQYBiABKAUivAIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uIpYECg9FdmVudE9jY3VycmVuY2USEAoIZXZlbnRfaWQYASABKAkSCwoDdWlkGAIgASgJEhUKDXJlY3VycmVuY2VfaWQYAyABKAkSEwoLY2FsZW5kYXJfaWQYBCABKAkSDwoHc3VtbWFyeRgFIAEoCRIQCghsb2NhdGlvbhgGIAEoCRIuCgpzdGFydF90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RhcnRfbG9jYWwYCSABKAkSEQoJZW5kX2xvY2FsGAogASgJEg8KB2FsbF9kYXkYCyABKAgSEgoKc3RhcnRfZGF0ZRgMIAEoCRIaChJlbmRfZGF0ZV9leGNsdXNpdmUYDSABKAkSFgoOZXZlbnRfdGltZXpvbmUYDiABKAkSJAoGc3RhdHVzGA8gASgOMhQuY2FscS52MS5FdmVudFN0YXR1cxIrCgx0cmFuc3BhcmVuY3kYECABKA4yFS5jYWxxLnYxLlRyYW5zcGFyZW5jeRIwCg93aW5kb3dfcmVsYXRpb24YESABKA4yFy5jYWxxLnYxLldpbmRvd1JlbGF0aW9uEjEKDWxhc3RfbW9kaWZpZWQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhYKFExpc3RDYWxlbmRhcnNSZXF1ZXN0IkEKFUxpc3RDYWxlbmRhcnNSZXNwb25zZRIoCgljYWxlbmRhcnMYASADKAsyFS5jYWxxLnYxLkNhbGVuZGFySW5mbyKSAQoMQ2FsZW5kYXJJbmZvEgoKAmlkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCgh0aW1lem9uZRgDIAEoCRIPCgdwcmltYXJ5GAQgASgIEi4KCmRhdGFfYXNfb2YYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAYgASgIIhkKF0dldENhbGxlckNvbnRleHRSZXF1ZXN0IpEBChhHZXRDYWxsZXJDb250ZXh0UmVzcG9uc2USFAoMcHJpbmNpcGFsX2lkGAEgASgJEhAKCHRpbWV6b25lGAIgASgJEjAKDGN1cnJlbnRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoTcHJpbWFyeV9jYWxlbmRhcl9pZBgEIAEoCSpcCglNYXRjaE1vZGUSGgoWTUFUQ0hfTU9ERV9VTlNQRUNJRklFRBAAEhYKEk1BVENIX01PREVfT1ZFUkxBUBABEhsKF01BVENIX01PREVfU1RBUlRfV0lUSElOEAIqyQEKDldpbmRvd1JlbGF0aW9uEh8KG1dJTkRPV19SRUxBVElPTl9VTlNQRUNJRklFRBAAEhoKFldJTkRPV19SRUxBVElPTl9JTlNJREUQARIhCh1XSU5ET1dfUkVMQVRJT05fQ1JPU1NFU19TVEFSVBACEh8KG1dJTkRPV19SRUxBVElPTl9DUk9TU0VTX0VORBADEhkKFVdJTkRPV19SRUxBVElPTl9TUEFOUxAEEhsKF1dJTkRPV19SRUxBVElPTl9JTlNUQU5UEAUqRAoLQ29uc2lzdGVuY3kSGwoXQ09OU0lTVEVOQ1lfVU5TUEVDSUZJRUQQABIYChRDT05TSVNURU5DWV9TTkFQU0hPVBABKmcKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACKmMKC0V2ZW50U3RhdHVzEhwKGEVWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFkVWRU5UX1NUQVRVU19DT05GSVJNRUQQARIaChZFVkVOVF9TVEFUVVNfVEVOVEFUSVZFEAIqYwoMVHJhbnNwYXJlbmN5EhwKGFRSQU5TUEFSRU5DWV9VTlNQRUNJRklFRBAAEhcKE1RSQU5TUEFSRU5DWV9PUEFRVUUQARIcChhUUkFOU1BBUkVOQ1lfVFJBTlNQQVJFTlQQAjKmAgoPQ2FsZW5kYXJTZXJ2aWNlEmAKDFNlYXJjaEV2ZW50cxIcLmNhbHEudjEuU2VhcmNoRXZlbnRzUmVxdWVzdBodLmNhbHEudjEuU2VhcmNoRXZlbnRzUmVzcG9uc2UiE5ACAZK1GAwBAgMEBQYHCAkKCw0SUwoNTGlzdENhbGVuZGFycxIdLmNhbHEudjEuTGlzdENhbGVuZGFyc1JlcXVlc3QaHi5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXNwb25zZSIDkAIBElwKEEdldENhbGxlckNvbnRleHQSIC5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXF1ZXN0GiEuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
 
 /**
  * A search of one calendar over a half-open window. Every field has exactly
@@ -191,7 +191,9 @@ export type SearchEventsResponse = Message<"calq.v1.SearchEventsResponse"> & {
   /**
    * The matching occurrences of this page. An empty list with an empty
    * `next_cursor` means nothing in the calendar matches the window in this
-   * mode; it does not mean the calendar is empty or unreadable.
+   * mode; it does not mean the calendar is empty or unreadable. An empty list
+   * with `partial` set means the search ran out of time before its first
+   * match: follow `next_cursor`.
    *
    * @generated from field: repeated calq.v1.EventOccurrence events = 1;
    */
@@ -244,6 +246,25 @@ export type SearchEventsResponse = Message<"calq.v1.SearchEventsResponse"> & {
    * @generated from field: bool stale = 7;
    */
   stale: boolean;
+
+  /**
+   * True when the search stopped before it filled the page (see
+   * `partial_reason`). `events` are then exactly the first matches after the
+   * request's cursor, in order, but fewer than `limit`, possibly none, and
+   * `next_cursor` is set and continues right after the last of them: follow
+   * it for the rest. Pages followed this way still concatenate to the unpaged
+   * result. A partial page never means that nothing more matches.
+   *
+   * @generated from field: bool partial = 8;
+   */
+  partial: boolean;
+
+  /**
+   * Why the page is partial; PARTIAL_REASON_UNSPECIFIED when `partial` is false.
+   *
+   * @generated from field: calq.v1.PartialReason partial_reason = 9;
+   */
+  partialReason: PartialReason;
 };
 
 /**
@@ -690,6 +711,42 @@ export const ConsistencySchema: GenEnum<Consistency> = /*@__PURE__*/
   enumDesc(file_calq_v1_calendar_service, 2);
 
 /**
+ * Why a search stopped before it filled its page.
+ *
+ * @generated from enum calq.v1.PartialReason
+ */
+export enum PartialReason {
+  /**
+   * The page is complete: it holds `limit` events, or every match that is left.
+   *
+   * @generated from enum value: PARTIAL_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The search used up the work it is allowed per call (`search.cpu_budget`
+   * in calq.yaml), typically on a calendar with very many recurring series.
+   *
+   * @generated from enum value: PARTIAL_REASON_BUDGET = 1;
+   */
+  BUDGET = 1,
+
+  /**
+   * The caller's deadline was about to pass, so the search answered with
+   * what it had found; the caller may retry with a longer deadline.
+   *
+   * @generated from enum value: PARTIAL_REASON_DEADLINE = 2;
+   */
+  DEADLINE = 2,
+}
+
+/**
+ * Describes the enum calq.v1.PartialReason.
+ */
+export const PartialReasonSchema: GenEnum<PartialReason> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 3);
+
+/**
  * The STATUS the feed gives an event. Cancelled occurrences are never returned.
  *
  * @generated from enum calq.v1.EventStatus
@@ -721,7 +778,7 @@ export enum EventStatus {
  * Describes the enum calq.v1.EventStatus.
  */
 export const EventStatusSchema: GenEnum<EventStatus> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 3);
+  enumDesc(file_calq_v1_calendar_service, 4);
 
 /**
  * Whether an event blocks time (RFC 5545 TRANSP).
@@ -755,7 +812,7 @@ export enum Transparency {
  * Describes the enum calq.v1.Transparency.
  */
 export const TransparencySchema: GenEnum<Transparency> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 4);
+  enumDesc(file_calq_v1_calendar_service, 5);
 
 /**
  * Read-only search over the calendars the caller may read.

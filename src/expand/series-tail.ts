@@ -1,0 +1,120 @@
+/**
+ * The part of a recurring series that was not materialised for the index
+ * (far past, far future, or past a cap), expanded per search a few
+ * occurrences at a time. It can travel between threads as a recipe (plain
+ * data), so a snapshot built in a worker keeps its on-demand series.
+ */
+
+import type { ZoneRules } from "../time/zone-rules.js";
+import type { Budget } from "./budget.js";
+import type { Occurrence } from "./occurrence.js";
+import { type Cut, Series, type SeriesRecipe } from "./series.js";
+
+/** What one search asks of the series expanded on demand. */
+export interface TailRequest {
+  /** The window [start, endExclusive). */
+  readonly start: number;
+  readonly endExclusive: number;
+  /** Occurrences starting before this are not wanted (the cursor's start). */
+  readonly startingFrom: number;
+  /** The search's own test: window, mode and cursor. */
+  readonly accepts: (occurrence: Occurrence) => boolean;
+  /** Shared by every tail of the search, so hostile series cannot stall it. */
+  readonly budget: Budget;
+}
+
+/** How one call of SeriesTail.next went. */
+export interface TailBatch {
+  /** "cap" or "budget" when expansion was cut short (what came before the cut is exact). */
+  readonly cut: Cut;
+  /** False when nothing after the occurrences returned remains for this request. */
+  readonly more: boolean;
+}
+
+/**
+ * Expands, on demand, the slots of one series that were not materialised,
+ * a few at a time, so that a search merging many series pays for about the
+ * occurrences it returns, not for every one in its window.
+ */
+export interface SeriesTail {
+  /** No occurrence `next` appends for this request starts before this instant (Infinity: none can). */
+  earliestStart(request: TailRequest): number;
+  /**
+   * Appends the occurrences outside the materialised range that start after
+   * `after` and that the request accepts: at least the first `wanted` of them
+   * in (start, event_id) order, or all when fewer. It may append more, and
+   * ones the request does not accept; callers filter, sort and keep the
+   * first `wanted` when `more` is true.
+   */
+  next(request: TailRequest, after: number, wanted: number, out: Occurrence[]): TailBatch;
+}
+
+/** An OnDemandSeries as plain data (JSON). */
+export interface OnDemandRecipe {
+  readonly series: SeriesRecipe;
+  readonly indexedFrom: number;
+  readonly indexedTo: number;
+  readonly cap: number;
+}
+
+/** A series whose slots in [indexedFrom, indexedTo) are in the index: the rest is expanded here. */
+export class OnDemandSeries implements SeriesTail {
+  constructor(
+    readonly series: Series,
+    /** Slots from here... */
+    private readonly indexedFrom: number,
+    /** ...to here (excluded) were materialised. */
+    private readonly indexedTo: number,
+    /** Occurrences one expansion may produce (the feed's per-series cap). */
+    private readonly cap: number,
+  ) {}
+
+  /** Every slot whose occurrence may end after the window's start and start at or after the cursor's. */
+  private reach(request: TailRequest): number {
+    return Math.max(request.start, request.startingFrom) - this.series.reachBehind;
+  }
+
+  earliestStart(request: TailRequest): number {
+    const { series, indexedFrom, indexedTo } = this;
+    const from = Math.max(this.reach(request), series.firstSlot);
+    const to = Math.min(request.endExclusive + series.reachAhead, series.lastSlot + 1);
+    // Slots the index holds are not this tail's: a window inside them asks nothing of it.
+    if (from < Math.min(to, indexedFrom)) return from - series.reachAhead;
+    const after = Math.max(from, indexedTo);
+    return after < to ? after - series.reachAhead : Number.POSITIVE_INFINITY;
+  }
+
+  next(request: TailRequest, after: number, wanted: number, out: Occurrence[]): TailBatch {
+    const { series, indexedFrom, indexedTo, cap } = this;
+    // Slots are starts here, unless THISANDFUTURE overrides shift them; then
+    // `expand` ignores `page` and returns the whole range, so nothing is left for later.
+    const from = Math.max(this.reach(request), Math.floor(after) + 1);
+    const to = request.endExclusive + series.reachAhead;
+    const ranges = [
+      [from, Math.min(to, indexedFrom)],
+      [Math.max(from, indexedTo), to],
+    ];
+    let found = 0;
+    for (const [rangeFrom, rangeTo] of ranges) {
+      if (rangeTo <= rangeFrom) continue;
+      const before = out.length;
+      const page = { accepts: request.accepts, wanted: wanted - found };
+      const { cut } = series.expand(rangeFrom, rangeTo, cap, request.budget, out, page);
+      found += out.length - before;
+      if (cut !== "none") return { cut, more: false };
+      if (found >= wanted && !series.reordered) return { cut, more: true };
+    }
+    return { cut: "none", more: false };
+  }
+
+  /** This tail as plain data; `fromRecipe` rebuilds it. */
+  recipe(): OnDemandRecipe {
+    return { series: this.series.recipe(), indexedFrom: this.indexedFrom, indexedTo: this.indexedTo, cap: this.cap };
+  }
+
+  /** Rebuilds a tail from `recipe()`; undefined when one of its zones is unknown here. */
+  static fromRecipe(recipe: OnDemandRecipe, zoneNamed: (name: string) => ZoneRules | undefined): OnDemandSeries | undefined {
+    const series = Series.fromRecipe(recipe.series, zoneNamed);
+    return series === undefined ? undefined : new OnDemandSeries(series, recipe.indexedFrom, recipe.indexedTo, recipe.cap);
+  }
+}

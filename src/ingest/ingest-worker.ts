@@ -1,0 +1,33 @@
+/**
+ * The ingest worker's script: builds a snapshot from feed bytes (decode,
+ * parse, expand, index, all at once: this thread serves no one else) and
+ * hands it back packed, its arrays transferred.
+ */
+import { parentPort } from "node:worker_threads";
+import { FeedFailure } from "../feeds/feed-read.js";
+import { buildSnapshot } from "../store/snapshot.js";
+import { feedText } from "./feed-text.js";
+import type { BuildAnswer, BuildTask } from "./ingest.js";
+import { packSnapshot } from "./packed-snapshot.js";
+
+const port = parentPort;
+if (port === null) throw new Error("ingest-worker runs as a worker thread only");
+
+port.on("message", (task: BuildTask) => {
+  let answer: BuildAnswer;
+  let transfer: ArrayBuffer[] = [];
+  try {
+    const { text, input } = feedText(task.bytes, task.request);
+    const packing = packSnapshot(buildSnapshot(text, input));
+    if (packing === undefined) answer = { kind: "unpackable" };
+    else {
+      answer = { kind: "built", packed: packing.packed };
+      transfer = packing.transfer;
+    }
+  } catch (error) {
+    if (error instanceof FeedFailure) answer = { kind: "refused", failure: error.failure, detail: error.message };
+    // The error's text may quote the feed; only its kind goes back.
+    else answer = { kind: "failed", errorName: error instanceof Error ? error.name : "error" };
+  }
+  port.postMessage(answer, transfer);
+});

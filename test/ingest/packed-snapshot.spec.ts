@@ -1,0 +1,115 @@
+/**
+ * A snapshot packed in an ingest worker and unpacked on the main thread
+ * answers every search exactly as the snapshot it was packed from, its
+ * arrays moved rather than copied, its on-demand series rebuilt from their
+ * recipes.
+ */
+import { describe, expect, it } from "vitest";
+import { eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
+import { packSnapshot, unpackSnapshot } from "../../src/ingest/packed-snapshot.js";
+import type { Window } from "../../src/search/match.js";
+import type { Snapshot } from "../../src/store/snapshot.js";
+import { ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
+
+const readAt = Date.UTC(2026, 10, 29);
+
+const text = ics(
+  "X-WR-TIMEZONE:America/New_York",
+  ...vevent("UID:single", "DTSTART:20261201T150000Z", "DTEND:20261201T160000Z", "SUMMARY:single", "LOCATION:Room 1"),
+  ...vevent("UID:allday", "DTSTART;VALUE=DATE:20261224", "SUMMARY:holiday", "RRULE:FREQ=YEARLY"),
+  ...vevent(
+    "UID:weekly",
+    "DTSTART;TZID=America/New_York:20200104T083000",
+    "DTEND;TZID=America/New_York:20200104T093000",
+    "RRULE:FREQ=WEEKLY;BYDAY=SA,SU",
+    "EXDATE;TZID=America/New_York:21500104T083000",
+  ),
+  ...vevent(
+    "UID:weekly",
+    "RECURRENCE-ID;RANGE=THISANDFUTURE;TZID=America/New_York:21500301T083000",
+    "DTSTART;TZID=America/New_York:21500301T103000",
+    "DTEND;TZID=America/New_York:21500301T110000",
+    "SUMMARY:moved later",
+  ),
+  ...vevent("UID:berlin", "DTSTART;TZID=Europe/Berlin:20260101T090000", "DURATION:PT1H", "RRULE:FREQ=MONTHLY;BYDAY=2TH,-1FR"),
+  ...vevent("UID:hourly", "DTSTART:20260101T000000Z", "RRULE:FREQ=HOURLY;INTERVAL=5;COUNT=200000"),
+);
+
+/** Packs a snapshot and moves it through structured cloning, as postMessage does. */
+function crossed(snapshot: Snapshot): { unpacked: Snapshot; transferred: ArrayBuffer[] } {
+  const packing = packSnapshot(snapshot);
+  if (packing === undefined) throw new Error("expected a packable snapshot");
+  const packed = structuredClone(packing.packed, { transfer: packing.transfer });
+  return { unpacked: unpackSnapshot(packed), transferred: packing.transfer };
+}
+
+const view = (occurrence: Occurrence) => ({
+  id: eventIdOf(occurrence),
+  start: occurrence.start,
+  end: occurrence.end,
+  details: occurrence.details,
+});
+
+const windows: Record<string, Window> = {
+  "the materialised years": { start: Date.UTC(2026, 10, 1), endExclusive: Date.UTC(2027, 1, 1) },
+  "far future (on demand, THISANDFUTURE)": { start: Date.UTC(2150, 0, 1), endExclusive: Date.UTC(2150, 3, 1) },
+  "far past (on demand)": { start: Date.UTC(2021, 0, 1), endExclusive: Date.UTC(2021, 1, 1) },
+};
+
+describe("a packed snapshot", () => {
+  const original = snapshotOf(text, readAt);
+  const { unpacked, transferred } = crossed(snapshotOf(text, readAt));
+
+  for (const [name, window] of Object.entries(windows)) {
+    for (const mode of ["overlap", "startWithin"] as const) {
+      it(`answers ${name} exactly as the original (${mode}), in pages of 7 too`, () => {
+        const expected = searchAll(original, window, mode).map(view);
+        expect(expected.length).toBeGreaterThan(0);
+        expect(searchAll(unpacked, window, mode).map(view)).toEqual(expected);
+        expect(searchAll(unpacked, window, mode, 7).map(view)).toEqual(expected);
+      });
+    }
+  }
+
+  it("keeps the snapshot's facts: id, zone, counts, diagnostics", () => {
+    const built = snapshotOf(text, readAt);
+    // Packing moves the built index's arrays away: read it first.
+    const size = built.index.size;
+    const { unpacked: copy } = crossed(built);
+    expect(copy).toMatchObject({
+      id: built.id,
+      calendarId: built.calendarId,
+      zoneSource: built.zoneSource,
+      dataAsOf: built.dataAsOf,
+      eventCount: built.eventCount,
+    });
+    expect(copy.zone.name).toBe("America/New_York");
+    expect(copy.diagnostics).toEqual(built.diagnostics);
+    expect(copy.index.size).toBe(size);
+    expect(size).toBeGreaterThan(1000);
+    expect(copy.tails.length).toBe(built.tails.length);
+    expect(built.tails.length).toBeGreaterThan(0);
+  });
+
+  it("moves its arrays rather than copying them", () => {
+    expect(transferred.length).toBeGreaterThan(0);
+    for (const buffer of transferred) expect(buffer.byteLength).toBe(0);
+  });
+
+  it("is not made for a series in a feed's own VTIMEZONE (such a feed is built where it is used)", () => {
+    const custom = ics(
+      "BEGIN:VTIMEZONE",
+      "TZID:Office Time",
+      "BEGIN:STANDARD",
+      "DTSTART:19700101T000000",
+      "TZOFFSETFROM:+0300",
+      "TZOFFSETTO:+0300",
+      "END:STANDARD",
+      "END:VTIMEZONE",
+      ...vevent("UID:custom", "DTSTART;TZID=Office Time:20200101T090000", "RRULE:FREQ=DAILY"),
+    );
+    const snapshot = snapshotOf(custom, readAt, "UTC");
+    expect(snapshot.tails.length).toBe(1);
+    expect(packSnapshot(snapshot)).toBeUndefined();
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * The worker pool that ingestion runs in: tasks run in parallel up to the
+ * pool's size, and a task past its deadline has its worker terminated and
+ * replaced, so the next task runs.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { siblingScript, WorkerCrashError, WorkerDeadlineError, WorkerPool } from "../../src/ingest/worker-pool.js";
+
+const script = new URL("../fixtures/workers/spin-worker.mjs", import.meta.url);
+type Answer = { echo: string; threadId: number };
+let pool: WorkerPool<Answer>;
+
+afterEach(async () => {
+  await pool.close();
+});
+
+describe("WorkerPool", () => {
+  it("answers a task from a worker thread", async () => {
+    pool = new WorkerPool<Answer>(script, 2);
+    const answer = await pool.run({ echo: "hello" }, 5_000);
+    expect(answer.echo).toBe("hello");
+    expect(answer.threadId).toBeGreaterThan(0);
+  });
+
+  it("runs tasks at once on as many workers as its size", async () => {
+    pool = new WorkerPool<Answer>(script, 2);
+    const answers = await Promise.all([pool.run({ echo: "a", busyMs: 300 }, 5_000), pool.run({ echo: "b", busyMs: 300 }, 5_000)]);
+    expect(new Set(answers.map((answer) => answer.threadId)).size).toBe(2);
+  });
+
+  it("terminates a worker past its deadline, and replaces it for the next task", async () => {
+    pool = new WorkerPool<Answer>(script, 1);
+    const first = await pool.run({ echo: "before" }, 5_000);
+    const started = performance.now();
+    await expect(pool.run({ spin: true }, 300)).rejects.toBeInstanceOf(WorkerDeadlineError);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    const after = await pool.run({ echo: "after" }, 5_000);
+    expect(after.echo).toBe("after");
+    expect(after.threadId).not.toBe(first.threadId);
+  });
+
+  it("refuses the task of a worker that fails, and runs the next on a new one", async () => {
+    pool = new WorkerPool<Answer>(script, 1);
+    await expect(pool.run({ crash: true }, 5_000)).rejects.toBeInstanceOf(WorkerCrashError);
+    expect((await pool.run({ echo: "after" }, 5_000)).echo).toBe("after");
+  });
+
+  it("queues tasks beyond its size instead of starting more workers", async () => {
+    pool = new WorkerPool<Answer>(script, 1);
+    const answers = await Promise.all(["a", "b", "c"].map((echo) => pool.run({ echo, busyMs: 20 }, 5_000)));
+    expect(answers.map((answer) => answer.echo)).toEqual(["a", "b", "c"]);
+    expect(new Set(answers.map((answer) => answer.threadId)).size).toBe(1);
+  });
+});
+
+describe("siblingScript", () => {
+  it("names the .ts sibling under tsx and the .js one once compiled", () => {
+    expect(siblingScript("ingest-worker", "file:///app/src/ingest/ingest.ts").href).toBe("file:///app/src/ingest/ingest-worker.ts");
+    expect(siblingScript("ingest-worker", "file:///app/dist/ingest/ingest.js").href).toBe("file:///app/dist/ingest/ingest-worker.js");
+  });
+});
