@@ -9,9 +9,10 @@ import { decodeFeed } from "../ics/decode.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import { isICalendar } from "../ics/parse-calendar.js";
 import type { SnapshotInput } from "../store/snapshot.js";
+import { snapshotContentId } from "./content-id.js";
 
-/** What a build needs besides the bytes: the snapshot input, without the decoding diagnostics it finds itself. */
-export type BuildRequest = Omit<SnapshotInput, "decoding">;
+/** What a build needs besides the bytes: the snapshot input, without what it finds in the bytes itself. */
+export type BuildRequest = Omit<SnapshotInput, "decoding" | "contentId">;
 
 /** The text and input to build from; throws FeedFailure for bytes that cannot be a feed. */
 export function feedText(bytes: Uint8Array, request: BuildRequest): { text: string; input: SnapshotInput } {
@@ -30,5 +31,5 @@ export function feedText(bytes: Uint8Array, request: BuildRequest): { text: stri
             line: invalidUtf8Line,
           },
         ];
-  return { text, input: { ...request, decoding } };
+  return { text, input: { ...request, decoding, contentId: snapshotContentId(bytes, request) } };
 }

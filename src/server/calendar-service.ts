@@ -11,6 +11,7 @@ import {
   CalendarInfoSchema,
   type CalendarService,
   Consistency,
+  CursorSnapshot,
   GetCallerContextResponseSchema,
   ListCalendarsResponseSchema,
   MatchMode,
@@ -119,10 +120,19 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       let snapshot: Snapshot | undefined;
       let searchStartedAt = now();
       let after: Position | undefined;
+      let cursorSnapshot = CursorSnapshot.UNSPECIFIED;
       if (request.cursor !== "") {
         const state = cursors.decode(request.cursor, binding);
         snapshot = store.snapshot(view.config.id, state.snapshotId);
-        if (snapshot === undefined) throw expiredSnapshot();
+        cursorSnapshot = CursorSnapshot.HELD;
+        if (snapshot === undefined) {
+          // Snapshot ids are digests of the feed: a cursor from another replica, or from before
+          // a restart, names a version this server may not have read yet. Look once more.
+          await store.reload(view.config.id);
+          snapshot = store.snapshot(view.config.id, state.snapshotId);
+          if (snapshot === undefined) throw expiredSnapshot();
+          cursorSnapshot = CursorSnapshot.RECHECKED;
+        }
         searchStartedAt = state.searchStartedAt;
         after = state.position;
       } else {
@@ -182,6 +192,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         stale: view.stale && view.snapshot === snapshot,
         partial: page.partial !== undefined,
         partialReason: page.partial === undefined ? PartialReason.UNSPECIFIED : PARTIAL_REASONS[page.partial],
+        cursorSnapshot,
       });
     },
 
@@ -244,7 +255,10 @@ function checkLimit(limit: number): number {
 }
 
 function expiredSnapshot(): CalqError {
-  return new CalqError("CURSOR_EXPIRED", "the data this search was paging through is no longer kept; search again from the first page");
+  return new CalqError(
+    "CURSOR_EXPIRED",
+    "the data this search was paging through is no longer kept, and the feed no longer has that version; search again from the first page",
+  );
 }
 
 /**

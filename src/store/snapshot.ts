@@ -18,7 +18,7 @@ import { ianaZone } from "../time/zones.js";
 export type ZoneSource = "config" | "feed" | "default";
 
 export interface Snapshot extends SearchableOccurrences {
-  /** Opaque, unique per load. */
+  /** Opaque: the digest of the feed's bytes and how they were read (ingest/content-id.ts), else random per load. */
   readonly id: string;
   readonly calendarId: string;
   /** The calendar's zone: floating times and all-day days are read in it. */
@@ -40,7 +40,21 @@ export interface SnapshotInput {
   readonly maxComponents?: number;
   /** What turning the feed's bytes into text found (e.g. INVALID_UTF8). */
   readonly decoding?: readonly Diagnostic[];
+  /**
+   * The digest of the bytes and the reading configuration (ingest's
+   * snapshotContentId), used as the snapshot's id; without it, or when the
+   * build was cut by something other than the bytes, the id is random.
+   */
+  readonly contentId?: string;
 }
+
+/**
+ * Diagnostics whose cut depends on when or how fast the build ran (the
+ * materialised range moves with the load time; the budget with the
+ * machine's load): a snapshot that has one may read differently elsewhere,
+ * so it is not named by its content.
+ */
+const TIME_DEPENDENT_CUTS: ReadonlySet<string> = new Set(["SERIES_CAPPED", "EXPANSION_BUDGET_EXHAUSTED"]);
 
 /** Parses, expands and indexes feed text, in one go. Throws NotICalendarError for non-iCalendar text. */
 export function buildSnapshot(text: string, input: SnapshotInput): Snapshot {
@@ -84,7 +98,10 @@ function* buildSteps(text: string, input: SnapshotInput): Steps<Snapshot> {
   yield;
   const index = new IntervalIndex<Occurrence>(expanded.occurrences, compareOccurrences);
   return {
-    id: randomBytes(9).toString("base64url"),
+    id:
+      input.contentId !== undefined && !diagnostics.some((diagnostic) => TIME_DEPENDENT_CUTS.has(diagnostic.code))
+        ? input.contentId
+        : randomBytes(9).toString("base64url"),
     calendarId: input.calendarId,
     zone,
     zoneSource,
