@@ -1,6 +1,6 @@
 /**
  * Page cursors (calendar_service.proto: SearchEventsRequest.cursor): opaque, HMAC-SHA256 signed, bound to the caller and
- * to every field of the request, carrying the snapshot and the position.
+ * to every field of the request but the page size, carrying the snapshot and the position.
  *
  * A cursor is `<payload>.<key id>.<signature>`, base64url. The payload holds a
  * digest of the binding (never the caller's id or the query in clear), the
@@ -18,7 +18,10 @@ export interface CursorKey {
   readonly secret: Uint8Array;
 }
 
-/** Everything a cursor is valid only with. */
+/**
+ * Everything a cursor is valid only with. The page size is not part of it:
+ * as AIP-158 allows, each page may ask for another `limit`.
+ */
 export interface CursorBinding {
   readonly principalId: string;
   readonly calendarId: string;
@@ -26,7 +29,6 @@ export interface CursorBinding {
   readonly endExclusive: number;
   readonly timezone: string;
   readonly mode: string;
-  readonly limit: number;
 }
 
 /** What a valid cursor says. */
@@ -126,7 +128,6 @@ function bindingDigest(binding: CursorBinding): string {
     binding.endExclusive,
     binding.timezone,
     binding.mode,
-    binding.limit,
   ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
 }
@@ -138,7 +139,7 @@ function expired(why: string): CalqError {
 function invalidCursor(): CalqError {
   return new CalqError(
     "INVALID_CURSOR",
-    "the cursor is not valid for this request: send it only with the same calendar_id, start, end_exclusive, timezone, match_mode and limit, as the same caller, unchanged; or drop it and search again",
+    "the cursor is not valid for this request: send it only with the same calendar_id, start, end_exclusive, timezone and match_mode, as the same caller, unchanged; or drop it and search again",
     "cursor",
   );
 }

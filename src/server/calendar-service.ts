@@ -114,7 +114,6 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         endExclusive: window.endExclusive,
         timezone: window.timezone,
         mode,
-        limit,
       };
 
       let snapshot: Snapshot | undefined;

@@ -174,12 +174,28 @@ describe("SearchEvents over gRPC", () => {
     ["end_exclusive", { endExclusive: "2026-10-31" }],
     ["timezone", { timezone: "Asia/Bangkok" }],
     ["match_mode", { matchMode: MatchMode.START_WITHIN }],
-    ["limit", { limit: 4 }],
   ])("refuses a cursor sent with a changed %s", async (_field, change) => {
     const request = { ...friday("2026-09-01", "2026-11-01"), limit: 3 };
     const first = await client.searchEvents(request);
     const failure = await failureOf(client.searchEvents({ ...request, ...change, cursor: first.nextCursor }));
     expect(failure.errorInfo?.reason).toBe("INVALID_CURSOR");
+  });
+
+  it("continues a cursor with another page size (AIP-158): the pages still concatenate to the whole answer", async () => {
+    const request = friday("2026-09-01", "2026-11-01");
+    const whole = await client.searchEvents({ ...request, limit: 100 });
+    expect(whole.events.length).toBeGreaterThan(6);
+    const ids: string[] = [];
+    let cursor = "";
+    for (const limit of [1, 3, 2, 100]) {
+      const page = await client.searchEvents({ ...request, limit, cursor });
+      expect(page.events.length).toBeLessThanOrEqual(limit);
+      ids.push(...page.events.map((event) => event.eventId));
+      cursor = page.nextCursor;
+      if (cursor === "") break;
+    }
+    expect(cursor).toBe("");
+    expect(ids).toEqual(whole.events.map((event) => event.eventId));
   });
 
   it("keeps paging the old snapshot after the feed reloads, while new searches see the new data", async () => {

@@ -105,10 +105,11 @@ export type SearchEventsRequest = Message<"calq.v1.SearchEventsRequest"> & {
    * Empty for the first page. For a later page, the `next_cursor` of the
    * previous response, sent by the same caller with every other field as on
    * the first page: the same calendar_id, a window naming the same instants,
-   * the same timezone, match_mode and limit. Anything else, or a cursor that
-   * was altered, is INVALID_CURSOR. A cursor is honoured for 15 minutes
-   * (configurable) from the search's first page; after that, or once the
-   * snapshot it reads is no longer kept (for example after a restart),
+   * the same timezone and match_mode; only `limit` may change from page to
+   * page. Anything else, or a cursor that was altered, is INVALID_CURSOR. A
+   * cursor is honoured for 15 minutes (configurable) from the search's first
+   * page, by any server that reads the same version of the feed; after that,
+   * or once no server keeps or can read that version again,
    * CURSOR_EXPIRED: search again from the first page.
    *
    * @generated from field: string cursor = 7;
