@@ -10,7 +10,7 @@
  * budget is materialised only up to the cut; its tail covers the rest.
  */
 import { createHash } from "node:crypto";
-import type { Diagnostic } from "../ics/diagnostic.js";
+import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
 import { Pacer, type Steps } from "../stepwise.js";
 import { DAY_MS, floorTo } from "../time/units.js";
@@ -128,10 +128,12 @@ class CalendarExpansion {
       for (const orphan of list) this.guard(orphan, () => this.addOverride(orphan, undefined));
     }
     if (this.budget.exhausted) {
-      this.diagnostics.push({
-        code: "EXPANSION_BUDGET_EXHAUSTED",
-        message: `expansion took longer than ${this.limits.budgetMs} ms; series not finished are expanded per query instead`,
-      });
+      this.diagnostics.push(
+        diagnostic(
+          "EXPANSION_BUDGET_EXHAUSTED",
+          `expansion took longer than ${this.limits.budgetMs} ms; series not finished are expanded per query instead`,
+        ),
+      );
     }
     return {
       occurrences: this.occurrences,
@@ -146,7 +148,7 @@ class CalendarExpansion {
       work();
     } catch (error) {
       if (!(error instanceof ComponentRefused)) throw error;
-      this.diagnostics.push({ code: error.code, message: error.message, uid: component.uid, line: component.line });
+      this.diagnostics.push(diagnostic(error.code, error.message, { uid: component.uid, line: component.line }));
     }
   }
 
@@ -177,12 +179,13 @@ class CalendarExpansion {
     if (previous === undefined) return next;
     const kept = next.sequence > previous.sequence ? next : previous;
     const dropped = kept === next ? previous : next;
-    this.diagnostics.push({
-      code: "DUPLICATE_UID",
-      message: `another component has the same UID${next.recurrenceId ? " and RECURRENCE-ID" : ""}; the one with the higher SEQUENCE (or the first) was kept`,
-      uid: dropped.uid,
-      line: dropped.line,
-    });
+    this.diagnostics.push(
+      diagnostic(
+        "DUPLICATE_UID",
+        `another component has the same UID${next.recurrenceId ? " and RECURRENCE-ID" : ""}; the one with the higher SEQUENCE (or the first) was kept`,
+        { uid: dropped.uid, line: dropped.line },
+      ),
+    );
     return kept;
   }
 
@@ -274,17 +277,18 @@ class CalendarExpansion {
         const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay, this.budget);
         rules.push(rule);
         if (rule.countCut) {
-          this.diagnostics.push({
-            code: "SERIES_CAPPED",
-            message: `${name} COUNT could not be counted out (above ${MAX_COUNTED}, or past the feed's time budget); the series ends where counting stopped`,
-            uid: master.uid,
-            line: master.line,
-          });
+          this.diagnostics.push(
+            diagnostic(
+              "SERIES_CAPPED",
+              `${name} COUNT could not be counted out (above ${MAX_COUNTED}, or past the feed's time budget); the series ends where counting stopped`,
+              { uid: master.uid, line: master.line },
+            ),
+          );
         }
       } catch (error) {
         if (!(error instanceof RuleRefused)) throw error;
         const message = name === "RRULE" ? error.message : error.message.replace("RRULE", "EXRULE");
-        this.diagnostics.push({ code: error.code, message, uid: master.uid, line: master.line });
+        this.diagnostics.push(diagnostic(error.code, message, { uid: master.uid, line: master.line }));
       }
     }
     return rules;
@@ -301,12 +305,13 @@ class CalendarExpansion {
       indexedTo = result.cut === "none" ? hotEnd : result.resumeAt;
       if (result.cut === "cap" && room < cap) this.reportFeedCapped();
       else if (result.cut === "cap") {
-        this.diagnostics.push({
-          code: "SERIES_CAPPED",
-          message: `the series reached the cap of ${cap} occurrences in the indexed range; later occurrences are expanded per query, at most ${cap} per query`,
-          uid: master.uid,
-          line: master.line,
-        });
+        this.diagnostics.push(
+          diagnostic(
+            "SERIES_CAPPED",
+            `the series reached the cap of ${cap} occurrences in the indexed range; later occurrences are expanded per query, at most ${cap} per query`,
+            { uid: master.uid, line: master.line },
+          ),
+        );
       }
     }
     if (room <= 0) this.reportFeedCapped();
@@ -331,10 +336,12 @@ class CalendarExpansion {
   private reportFeedCapped(): void {
     if (this.feedCapReported) return;
     this.feedCapReported = true;
-    this.diagnostics.push({
-      code: "FEED_CAPPED",
-      message: `the feed reached the cap of ${this.limits.maxOccurrencesPerFeed} indexed occurrences; further series are expanded per query only`,
-    });
+    this.diagnostics.push(
+      diagnostic(
+        "FEED_CAPPED",
+        `the feed reached the cap of ${this.limits.maxOccurrencesPerFeed} indexed occurrences; further series are expanded per query only`,
+      ),
+    );
   }
 
   /** An override (moved, changed or cancelled slot) or an orphan, as its own occurrence. */
@@ -412,7 +419,7 @@ class CalendarExpansion {
   }
 
   private unsupported(event: EventComponent, message: string): void {
-    this.diagnostics.push({ code: "UNSUPPORTED_VALUE", message, uid: event.uid, line: event.line });
+    this.diagnostics.push(diagnostic("UNSUPPORTED_VALUE", message, { uid: event.uid, line: event.line }));
   }
 }
 

@@ -11,6 +11,7 @@ import {
   type CalendarAdminService,
   type CalendarStatus,
   CalendarStatusSchema,
+  DiagnosticSeverity,
   FeedDiagnosticSchema,
   FeedFailure as FeedFailureMessage,
   GetCalendarStatusResponseSchema,
@@ -26,6 +27,7 @@ import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
 import { contentDigest, FeedFailure } from "../feeds/feed-read.js";
 import { decodeFeed } from "../ics/decode.js";
+import type { Severity } from "../ics/diagnostic.js";
 import { type CalendarStore, type CalendarView, type LoadFailure, snapshotFromText } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import type { Authenticator } from "./authenticator.js";
@@ -53,6 +55,11 @@ const FAILURES: Record<LoadFailure, FeedFailureMessage> = {
 
 /** File system errors an operator can fix (folder missing, read-only, full): FEED_NOT_WRITABLE, not INTERNAL. */
 const FILE_SYSTEM_REFUSALS = new Set(["ENOENT", "ENOTDIR", "EISDIR", "EACCES", "EPERM", "EROFS", "EBUSY", "ENOSPC", "EDQUOT", "EXDEV"]);
+
+const SEVERITIES: Record<Severity, DiagnosticSeverity> = {
+  warning: DiagnosticSeverity.WARNING,
+  error: DiagnosticSeverity.ERROR,
+};
 
 /** Diagnostics returned per status; the count says how many there are. */
 const MAX_DIAGNOSTICS = 1000;
@@ -169,6 +176,7 @@ function statusOf(view: CalendarView): CalendarStatus {
         message: diagnostic.message,
         uid: diagnostic.uid ?? "",
         line: diagnostic.line ?? 0,
+        severity: SEVERITIES[diagnostic.severity],
       }),
     ),
     refreshInterval: durationFromMs(config.refreshMs),

@@ -13,6 +13,7 @@ import { type CalqConfig, ConfigError } from "../config/calq-config.js";
 import type { ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { removeInterruptedWrites } from "../feeds/durable-write.js";
+import { countBySeverity } from "../ics/diagnostic.js";
 import { isLoopback } from "../net/loopback.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
@@ -211,11 +212,12 @@ function logSnapshot(log: Logger, snapshot: Snapshot): void {
     zone: snapshot.zone.name,
     zone_source: snapshot.zoneSource,
     diagnostics: snapshot.diagnostics.length,
+    ...diagnosticCounts(snapshot),
   });
   // Code, UID and line only: a diagnostic's message may quote the feed's text,
   // and event contents never go to the log (calq check and the admin API show it).
-  for (const { code, uid, line } of snapshot.diagnostics.slice(0, MAX_LOGGED_DIAGNOSTICS)) {
-    log({ level: "warn", msg: "feed diagnostic", calendar_id: snapshot.calendarId, code, uid, line });
+  for (const { code, severity, uid, line } of snapshot.diagnostics.slice(0, MAX_LOGGED_DIAGNOSTICS)) {
+    log({ level: "warn", msg: "feed diagnostic", calendar_id: snapshot.calendarId, code, severity, uid, line });
   }
   if (snapshot.diagnostics.length > MAX_LOGGED_DIAGNOSTICS) {
     log({
@@ -225,6 +227,12 @@ function logSnapshot(log: Logger, snapshot: Snapshot): void {
       count: snapshot.diagnostics.length - MAX_LOGGED_DIAGNOSTICS,
     });
   }
+}
+
+/** Errors (something left out) and warnings (read by a stated rule) of a snapshot, for its load line. */
+function diagnosticCounts(snapshot: Snapshot): { diagnostic_errors: number; diagnostic_warnings: number } {
+  const { error, warning } = countBySeverity(snapshot.diagnostics);
+  return { diagnostic_errors: error, diagnostic_warnings: warning };
 }
 
 /** Keys named by calq.yaml's search.cursor_key_env, or one random key for this process. */

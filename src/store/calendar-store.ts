@@ -16,7 +16,7 @@ import { checkComplete, FeedFailure, type FeedFailureClass, type FeedReader, typ
 import { FileFeed } from "../feeds/file-feed.js";
 import { HttpFeed } from "../feeds/http-feed.js";
 import type { DecodedFeed } from "../ics/decode.js";
-import type { Diagnostic } from "../ics/diagnostic.js";
+import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { isICalendar } from "../ics/parse-calendar.js";
 import { buildSnapshotYielding, type Snapshot } from "./snapshot.js";
 
@@ -112,11 +112,9 @@ export async function snapshotFromText(
       invalidUtf8Line === undefined
         ? []
         : [
-            {
-              code: "INVALID_UTF8",
-              message: "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8",
+            diagnostic("INVALID_UTF8", "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8", {
               line: invalidUtf8Line,
-            },
+            }),
           ];
     return await buildSnapshotYielding(text, {
       calendarId: config.id,

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { type ExpansionLimits, expandCalendarSteps } from "../expand/expand-calendar.js";
 import { compareOccurrences, type Occurrence } from "../expand/occurrence.js";
-import type { Diagnostic } from "../ics/diagnostic.js";
+import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { parseCalendarSteps } from "../ics/parse-calendar.js";
 import { IntervalIndex } from "../index/interval-index.js";
 import type { SearchableOccurrences } from "../search/search-occurrences.js";
@@ -73,10 +73,12 @@ function* buildSteps(text: string, input: SnapshotInput): Steps<Snapshot> {
   } else {
     zone = UTC_ZONE;
     zoneSource = "default";
-    diagnostics.push({
-      code: "NO_CALENDAR_ZONE",
-      message: "neither calq.yaml nor the feed (X-WR-TIMEZONE) gives the calendar a zone; floating times and all-day days are read in UTC",
-    });
+    diagnostics.push(
+      diagnostic(
+        "NO_CALENDAR_ZONE",
+        "neither calq.yaml nor the feed (X-WR-TIMEZONE) gives the calendar a zone; floating times and all-day days are read in UTC",
+      ),
+    );
   }
   yield;
   const expanded = yield* expandCalendarSteps(parsed.events, zone, input.limits);
