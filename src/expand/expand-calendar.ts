@@ -16,7 +16,7 @@ import { Pacer, type Steps } from "../stepwise.js";
 import { DAY_MS, floorTo } from "../time/units.js";
 import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
 import { Budget, type Clock } from "./budget.js";
-import type { EventDetails, Occurrence } from "./occurrence.js";
+import { type EventDetails, FIRST_INSTANT, LAST_INSTANT, type Occurrence } from "./occurrence.js";
 import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
 import { endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
 
@@ -225,9 +225,18 @@ class CalendarExpansion {
         continue;
       }
       const startInstant = this.instantOf(rdate.start);
+      if (startInstant < FIRST_INSTANT || startInstant > LAST_INSTANT) {
+        this.diagnostics.push(
+          diagnostic("INSTANT_OUT_OF_RANGE", "an RDATE outside the years 0001 to 9999 was left out", {
+            uid: master.uid,
+            line: master.line,
+          }),
+        );
+        continue;
+      }
       const local = shape.allDay ? rdate.start.local : instantToLocal(zone, startInstant);
       let end: number | undefined;
-      if (rdate.end !== undefined) end = this.instantOf(rdate.end);
+      if (rdate.end !== undefined) end = Math.min(LAST_INSTANT, this.instantOf(rdate.end));
       if (rdate.duration !== undefined) end = endOf({ ...shape, length: lengthOfDuration(rdate.duration) }, startInstant);
       if (end !== undefined && end < startInstant) {
         this.unsupported(master, "an RDATE period that ends before it starts was ignored");
@@ -396,8 +405,19 @@ class CalendarExpansion {
     }
     const shape: Shape = { allDay, zone, length };
     const interval = intervalAt(shape, start.local);
+    if (interval.start < FIRST_INSTANT || interval.start > LAST_INSTANT) {
+      throw new ComponentRefused("INSTANT_OUT_OF_RANGE", "the event starts outside the years 0001 to 9999; it was left out");
+    }
     if (interval.end < interval.start) {
       throw new ComponentRefused("END_BEFORE_START", "the event ends before it starts; it was left out");
+    }
+    if (interval.end === LAST_INSTANT) {
+      this.diagnostics.push(
+        diagnostic("END_CLAMPED", "the event ends after the year 9999; its end was read as 9999-12-30T00:00:00Z", {
+          uid: event.uid,
+          line: event.line,
+        }),
+      );
     }
     return shape;
   }

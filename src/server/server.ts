@@ -4,7 +4,7 @@
  * metrics on an optional admin port. The port opens first, so health checks
  * can see the server NOT_SERVING while the calendars load.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { TLSSocket } from "node:tls";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
@@ -85,7 +85,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     feedLimits: config.feeds,
     limits: options.limits,
     onLoadFailure: (calendarId, failure, detail) => {
-      log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail });
+      // A fault of calq's own: its stack is the detail, and the id ties reports of it to this line.
+      const internal = failure === "internal" ? { level: "error", correlation_id: randomUUID() } : { level: "warn" };
+      log({ ...internal, msg: "calendar load failed", calendar_id: calendarId, failure, detail });
       metrics?.reloaded(calendarId, failure);
     },
     onLoaded: (snapshot) => {

@@ -17,7 +17,7 @@ import { FileFeed } from "../feeds/file-feed.js";
 import { HttpFeed } from "../feeds/http-feed.js";
 import type { DecodedFeed } from "../ics/decode.js";
 import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
-import { isICalendar } from "../ics/parse-calendar.js";
+import { isICalendar, NotICalendarError } from "../ics/parse-calendar.js";
 import { buildSnapshotYielding, type Snapshot } from "./snapshot.js";
 
 const YEAR_MS = 365.25 * 86_400_000;
@@ -67,7 +67,7 @@ export interface StoreOptions {
   /** Expansion bounds for a load at `now`; by default from feedLimits. */
   readonly limits?: (now: number) => ExpansionLimits;
   readonly now?: () => number;
-  /** Reports failures for the operator's log (never shown to callers). */
+  /** Reports failures for the operator's log (never shown to callers); an internal failure's detail is its stack. */
   readonly onLoadFailure?: (calendarId: string, failure: LoadFailure, detail: string) => void;
   /** Reports each new snapshot, diagnostics included, for the operator's log. */
   readonly onLoaded?: (snapshot: Snapshot) => void;
@@ -125,8 +125,10 @@ export async function snapshotFromText(
       decoding,
     });
   } catch (error) {
-    // The error's text may quote the feed; the log gets its kind only.
-    throw new FeedFailure("parse_error", `the text could not be read into events (${error instanceof Error ? error.name : "error"})`);
+    // Only text that is no iCalendar is the feed's fault (parse_error); any
+    // other throw is a fault of calq's own and stays one (internal), by type.
+    if (!(error instanceof NotICalendarError)) throw error;
+    throw new FeedFailure("parse_error", "the text could not be read into events (NotICalendarError)");
   }
 }
 
@@ -233,7 +235,8 @@ export class CalendarStore {
           consecutiveFailures: status.consecutiveFailures + 1,
         },
       };
-      this.options.onLoadFailure?.(config.id, failure, error instanceof Error ? error.message : String(error));
+      const detail = error instanceof Error ? ((failure === "internal" ? error.stack : undefined) ?? error.message) : String(error);
+      this.options.onLoadFailure?.(config.id, failure, detail);
       return { outcome: "failed", failure };
     }
   }
