@@ -10,8 +10,8 @@
  * - text after END:VCALENDAR (a cache comment) is ignored, with a warning;
  * - a component outside any VCALENDAR, or in a second one, is read, with a
  *   warning;
- * - a component whose END is missing ends at the next BEGIN of the same
- *   component, with a warning;
+ * - a component whose END is missing ends at the next BEGIN of a component
+ *   that only stands in a VCALENDAR (VEVENT, VTIMEZONE, ...), with a warning;
  * - a component the text ends inside is left out (FEED_TRUNCATED).
  */
 import { type Diagnostic, diagnostic } from "./diagnostic.js";
@@ -40,6 +40,9 @@ export interface LexedFeed {
  * quoted or free of `";:,`, then a colon. The value may be anything.
  */
 const CONTENT_LINE = /^[A-Za-z0-9-]+(?:;[A-Za-z0-9-]+=(?:"[^"]*"|[^";:,]*)(?:,(?:"[^"]*"|[^";:,]*))*)*:/;
+
+/** Components that only ever stand directly in a VCALENDAR (RFC 5545 §3.6): one never opens inside another. */
+const TOP_LEVEL = new Set(["VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY"]);
 
 /** Splits the text into components; what it cannot use is reported into `diagnostics`. */
 export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
@@ -110,8 +113,8 @@ export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
       }
       continue;
     }
-    if (begin !== undefined && open.stack.length === 1 && begin === open.name) {
-      // BEGIN:VEVENT inside a VEVENT: the first one's END was lost.
+    if (begin !== undefined && TOP_LEVEL.has(begin)) {
+      // BEGIN:VEVENT inside a VEVENT (or any component): the open one's END was lost.
       diagnostics.push(
         diagnostic("UNREADABLE_LINE", `END:${open.name} is missing; the component was closed at the next BEGIN:${begin}`, {
           uid: uidOf(open.lines),

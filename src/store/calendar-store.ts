@@ -94,29 +94,50 @@ function feedReader(config: CalendarConfig, limits: FeedLimits): FeedReader {
     : new HttpFeed({ url: source.url, headers: source.headers, maxBytes: limits.maxBytes, timeoutMs: limits.fetchTimeoutMs });
 }
 
-/** Builds a snapshot from complete feed text, letting searches in between its phases; throws FeedFailure when the text cannot be one. */
+/**
+ * Builds a snapshot from complete feed text, letting searches in between its
+ * phases; throws FeedFailure when the text cannot be one. With
+ * `partialAllowed`, text cut before its END:VCALENDAR gives a snapshot of
+ * its complete components marked `partial`, instead of a failure.
+ */
 export async function snapshotFromText(
   feed: DecodedFeed,
   config: Pick<CalendarConfig, "id" | "timezone">,
   feeds: FeedLimits,
   limits: ExpansionLimits,
   readAt: number,
+  partialAllowed = false,
 ): Promise<Snapshot> {
   const { text, invalidUtf8Line } = feed;
   // An empty file is most often one caught between truncation and writing.
   if (text.trim() === "") throw new FeedFailure("truncated", "the feed is empty");
   if (!isICalendar(text)) throw new FeedFailure("not_icalendar", "the feed is not iCalendar text (no BEGIN:VCALENDAR)");
-  checkComplete(text);
+  let partial = false;
   try {
+    checkComplete(text);
+  } catch (error) {
+    if (!partialAllowed) throw error;
+    partial = true;
+  }
+  try {
+    const cut = partial
+      ? [
+          diagnostic(
+            "FEED_TRUNCATED",
+            "the feed ends before END:VCALENDAR and has never loaded whole; its complete components are served, marked partial (stale), until a complete read replaces them",
+          ),
+        ]
+      : [];
     const decoding: Diagnostic[] =
       invalidUtf8Line === undefined
-        ? []
+        ? cut
         : [
+            ...cut,
             diagnostic("INVALID_UTF8", "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8", {
               line: invalidUtf8Line,
             }),
           ];
-    return await buildSnapshotYielding(text, {
+    const snapshot = await buildSnapshotYielding(text, {
       calendarId: config.id,
       configuredZone: config.timezone,
       limits,
@@ -124,6 +145,7 @@ export async function snapshotFromText(
       maxComponents: feeds.maxComponents,
       decoding,
     });
+    return partial ? { ...snapshot, partial } : snapshot;
   } catch (error) {
     // Only text that is no iCalendar is the feed's fault (parse_error); any
     // other throw is a fault of calq's own and stays one (internal), by type.
@@ -216,7 +238,13 @@ export class CalendarStore {
         this.options.onUnchanged?.(config.id);
         return { outcome: "unchanged" };
       }
-      const snapshot = await snapshotFromText(read, config, this.feeds, this.limits(attemptAt), attemptAt);
+      // A cut feed is served in part only while nothing whole has been served (issue 9, case 10).
+      const partialAllowed = state.view.snapshot === undefined || state.view.snapshot.partial === true;
+      const snapshot = await snapshotFromText(read, config, this.feeds, this.limits(attemptAt), attemptAt, partialAllowed);
+      if (snapshot.partial === true) {
+        this.swapInPartial(state, snapshot, attemptAt);
+        return { outcome: "loaded", snapshot };
+      }
       this.swapIn(state, snapshot, read.version, attemptAt);
       return { outcome: "loaded", snapshot };
     } catch (error) {
@@ -247,6 +275,29 @@ export class CalendarStore {
     state.version = version;
     this.succeed(state, readAt, snapshot);
     this.prune(state);
+    this.options.onLoaded?.(snapshot);
+  }
+
+  /**
+   * Serves a cut feed's complete components while the read still counts as
+   * failed (truncated): the calendar shows stale, retries back off as after
+   * any failure, and no version is kept, so the next read rebuilds.
+   */
+  private swapInPartial(state: CalendarState, snapshot: Snapshot, readAt: number): void {
+    const { config, status } = state.view;
+    state.version = undefined;
+    state.view = {
+      config,
+      snapshot,
+      stale: true,
+      lastFailure: "truncated",
+      status: {
+        ...status,
+        lastAttemptAt: readAt,
+        lastFailure: { failure: "truncated", at: readAt },
+        consecutiveFailures: status.consecutiveFailures + 1,
+      },
+    };
     this.options.onLoaded?.(snapshot);
   }
 

@@ -28,6 +28,12 @@ export interface Snapshot extends SearchableOccurrences {
   readonly dataAsOf: number;
   readonly diagnostics: readonly Diagnostic[];
   readonly eventCount: number;
+  /**
+   * True when the feed was cut (no END:VCALENDAR) and had never loaded
+   * whole: its complete components are served, the calendar is shown stale,
+   * and the next complete read replaces them (issue 9, case 10).
+   */
+  readonly partial?: boolean;
 }
 
 export interface SnapshotInput {

@@ -165,10 +165,12 @@ describe("a garbled line inside one VEVENT (a folded DESCRIPTION that lost its l
 });
 
 describe("a file cut off inside a VEVENT, without END:VCALENDAR", () => {
-  it("is refused as truncated by the store rather than served as a shorter calendar", async () => {
+  it("never loaded before, is served in part by the store: its complete components, marked stale and truncated (issue 9, case 10)", async () => {
     const { outcome, store } = await reload("truncated.ics");
-    expect(outcome).toEqual({ outcome: "failed", failure: "truncated" });
-    expect(store.view("cal")!.snapshot).toBeUndefined();
+    expect(outcome.outcome).toBe("loaded");
+    const view = store.view("cal")!;
+    expect(view).toMatchObject({ stale: true, lastFailure: "truncated", snapshot: { partial: true } });
+    expect(served(view.snapshot!)).toHaveLength(4);
   });
 
   it("read on its own, names the cut VEVENT (UID and line) and keeps the complete ones in the feed's zone", () => {
