@@ -282,7 +282,7 @@ function ruleReadable(logical: string): boolean {
 
 /** Reads components of one feed, resolving TZIDs against its VTIMEZONEs. */
 class CalendarReader {
-  private readonly definedZones = new Map<string, ZoneRules>();
+  private readonly timezones = new Map<string, { component: JCalComponent; line: number }>();
   /** Each TZID's zone once resolved (undefined: floating), so each reading is reported once per feed. */
   private readonly resolved = new Map<string, ZoneRules | undefined>();
   /** The component being read, for diagnostics. */
@@ -290,20 +290,30 @@ class CalendarReader {
 
   constructor(private readonly diagnostics: Diagnostic[]) {}
 
-  /** Defines a VTIMEZONE's zone; one that cannot be read leaves its TZID to the IANA or Windows zone of that name. */
+  /**
+   * Keeps a VTIMEZONE for its TZID. Its rules are computed only when an
+   * event uses that TZID and no IANA or Windows zone has the name (those
+   * come first, so a VTIMEZONE that cannot be read costs nothing then).
+   */
   readTimezone(component: JCalComponent, line: number): void {
     const tzid = firstValue(component, "tzid");
-    if (typeof tzid !== "string") return;
+    if (typeof tzid === "string") this.timezones.set(tzid, { component, line });
+  }
+
+  /** The zone of the feed's own VTIMEZONE for a TZID; undefined, with a warning, when it cannot be read. */
+  private definedZone(tzid: string): ZoneRules | undefined {
+    const defined = this.timezones.get(tzid);
+    if (defined === undefined) return undefined;
     try {
-      this.definedZones.set(tzid, vtimezoneZone(tzid, component));
+      return vtimezoneZone(tzid, defined.component);
     } catch (error) {
       if (!(error instanceof UnreadableTimezone)) throw error;
-      const fallback = ianaZone(tzid) ?? windowsZone(tzid) ?? producerTzid(tzid)?.zone;
-      const reading =
-        fallback === undefined ? "times in it are read as floating, in the calendar's zone" : `it was read as ${fallback.name}`;
       this.diagnostics.push(
-        diagnostic("UNREADABLE_TIMEZONE", `VTIMEZONE ${tzid} could not be read (${error.message}); ${reading}`, { line }),
+        diagnostic("UNREADABLE_TIMEZONE", `VTIMEZONE ${tzid} could not be read (${error.message}); its TZID was read without it`, {
+          line: defined.line,
+        }),
       );
+      return undefined;
     }
   }
 
@@ -326,7 +336,7 @@ class CalendarReader {
    */
   zone(tzid: string): ZoneRules | undefined {
     if (this.resolved.has(tzid)) return this.resolved.get(tzid);
-    let zone = ianaZone(tzid) ?? windowsZone(tzid) ?? this.definedZones.get(tzid);
+    let zone = ianaZone(tzid) ?? windowsZone(tzid) ?? this.definedZone(tzid);
     if (zone === undefined) {
       const reading = producerTzid(tzid);
       zone = reading?.zone;
