@@ -14,7 +14,7 @@ import { DAY_MS } from "../time/units.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone, windowsZone } from "../time/zones.js";
 import { type Diagnostic, type DiagnosticCode, type DiagnosticPlace, diagnostic } from "./diagnostic.js";
-import { type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
+import { type ContentLine, type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
 import { mendEventLine } from "./lenient-values.js";
 import { producerTzid } from "./tzid.js";
 import { UnreadableTimezone, vtimezoneZone } from "./vtimezone-zone.js";
@@ -119,33 +119,20 @@ export function* parseCalendarSteps(text: string, maxComponents = Infinity): Ste
   const diagnostics: Diagnostic[] = [];
   const lexed = lexFeed(body, diagnostics);
   const reader = new CalendarReader(diagnostics);
-  const declared: JCalProperty[] = [];
-  for (const { text: line } of lexed.calendarLines) {
-    if (!/^X-WR-TIMEZONE[;:]/i.test(line)) continue;
-    const parsed = lexComponent("VCALENDAR", [], line);
-    if (parsed !== undefined) declared.push(...parsed[1]);
-  }
-  const declaredZone = reader.declaredZone(declared);
+  const declaredZone = reader.declaredZone(lexed.calendarLines.flatMap(({ text: line }) => calendarProperty(line)));
   const pacer = new Pacer();
   const vevents: { component: JCalComponent; line: number }[] = [];
+  let veventCount = 0;
   for (const component of lexed.components) {
     if (pacer.due()) {
       yield;
       pacer.resumed();
     }
     if (component.name !== "VEVENT" && component.name !== "VTIMEZONE") continue;
-    if (component.name === "VEVENT" && vevents.length >= maxComponents) {
-      if (vevents.length === maxComponents) {
-        diagnostics.push(
-          diagnostic(
-            "FEED_COMPONENTS_CAPPED",
-            `the feed has more than ${maxComponents} VEVENTs; this one and every later one were left out`,
-            {
-              line: component.line,
-            },
-          ),
-        );
-        vevents.push({ component: ["vevent", [], []], line: component.line });
+    if (component.name === "VEVENT" && ++veventCount > maxComponents) {
+      if (veventCount === maxComponents + 1) {
+        const message = `the feed has more than ${maxComponents} VEVENTs; this one and every later one were left out`;
+        diagnostics.push(diagnostic("FEED_COMPONENTS_CAPPED", message, { line: component.line }));
       }
       continue;
     }
@@ -155,7 +142,7 @@ export function* parseCalendarSteps(text: string, maxComponents = Infinity): Ste
     else vevents.push({ component: jcal, line: component.line });
   }
   const events: EventComponent[] = [];
-  for (const { component, line } of vevents.slice(0, maxComponents)) {
+  for (const { component, line } of vevents) {
     if (pacer.due()) {
       yield;
       pacer.resumed();
@@ -180,13 +167,13 @@ export function isICalendar(text: string): boolean {
 function readComponent(component: LexedComponent, diagnostics: Diagnostic[]): JCalComponent | undefined {
   const uid = uidOf(component.lines);
   const place = { uid, line: component.line };
-  const lines: string[] = [];
+  const lines: ContentLine[] = [];
   let depth = 0;
   for (const { text, line } of component.lines) {
     if (/^BEGIN:/i.test(text)) depth++;
     else if (/^END:/i.test(text)) depth--;
     if (component.name !== "VEVENT" || depth !== 0) {
-      lines.push(text);
+      lines.push({ text, line });
       continue;
     }
     const mended = mendEventLine(text);
@@ -194,36 +181,44 @@ function readComponent(component: LexedComponent, diagnostics: Diagnostic[]): JC
     for (const value of mended.dropped) {
       diagnostics.push(diagnostic("UNREADABLE_VALUE", `${value} (line ${line}) could not be read; only that value was left out`, place));
     }
-    if (mended.text === undefined) continue;
-    lines.push(renameUnreadableRule(mended.text));
+    if (mended.text !== undefined) lines.push({ text: renameUnreadableRule(mended.text), line });
   }
-  const whole = lexComponent(component.name, lines);
+  const whole = lexComponent(
+    component.name,
+    lines.map(({ text }) => text),
+  );
   if (whole !== undefined) return whole;
-  const kept = lines.filter((line, index) => {
-    if (/^(BEGIN|END):/i.test(line) || lexComponent(component.name, [line]) !== undefined) return true;
-    diagnostics.push(
-      diagnostic(
-        "UNREADABLE_LINE",
-        `a content line (line ${component.lines[index]?.line ?? component.line}) could not be read; only that line was left out`,
-        place,
-      ),
-    );
+  const kept = lines.filter(({ text, line }) => {
+    if (/^(BEGIN|END):/i.test(text) || lexComponent(component.name, [text]) !== undefined) return true;
+    diagnostics.push(diagnostic("UNREADABLE_LINE", `line ${line} could not be read; only that line was left out`, place));
     return false;
   });
-  const retried = lexComponent(component.name, kept);
+  const retried = lexComponent(
+    component.name,
+    kept.map(({ text }) => text),
+  );
   if (retried !== undefined) return retried;
   diagnostics.push(diagnostic("UNREADABLE_COMPONENT", `the ${component.name} could not be read; it was left out`, place));
   return undefined;
 }
 
 /** ical.js's jCal for one component of the given lines, or undefined when it refuses them. */
-function lexComponent(name: string, lines: readonly string[], calendarLine?: string): JCalComponent | undefined {
-  const body = name === "VCALENDAR" ? [calendarLine ?? ""] : [`BEGIN:${name}`, ...lines, `END:${name}`];
+function lexComponent(name: string, lines: readonly string[]): JCalComponent | undefined {
   try {
-    const parsed = ICAL.parse(["BEGIN:VCALENDAR", ...body, "END:VCALENDAR", ""].join("\r\n")) as unknown as JCalComponent;
-    return name === "VCALENDAR" ? parsed : parsed[2][0];
+    const text = ["BEGIN:VCALENDAR", `BEGIN:${name}`, ...lines, `END:${name}`, "END:VCALENDAR", ""].join("\r\n");
+    return (ICAL.parse(text) as unknown as JCalComponent)[2][0];
   } catch {
     return undefined;
+  }
+}
+
+/** The calendar's own property of one line, when calq reads it (X-WR-TIMEZONE) and ical.js can. */
+function calendarProperty(line: string): JCalProperty[] {
+  if (!/^X-WR-TIMEZONE[;:]/i.test(line)) return [];
+  try {
+    return (ICAL.parse(`BEGIN:VCALENDAR\r\n${line}\r\nEND:VCALENDAR\r\n`) as unknown as JCalComponent)[1];
+  } catch {
+    return [];
   }
 }
 
