@@ -32,6 +32,10 @@ const ZONE_SOURCES: Record<Snapshot["zoneSource"], string> = {
   default: "UTC by default: neither --timezone nor X-WR-TIMEZONE names one",
 };
 
+/** What a reload does with a cut feed for a calendar that never loaded (docs/imperfect-feeds.md). */
+const NEVER_LOADED =
+  ", if any; for a calendar that never loaded, the complete components of a feed cut before END:VCALENDAR are served, marked stale, until a complete read";
+
 /** `calq check ARGS`: prints the report and returns the exit status. */
 export async function check(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -80,7 +84,9 @@ export async function checkFeed(
     if (!(error instanceof FeedFailure)) throw error;
     return {
       exitCode: 2,
-      report: `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version, if any`,
+      report:
+        `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version` +
+        (error.failure === "truncated" ? NEVER_LOADED : ", if any"),
     };
   }
   const hot = defaultLimits(now, feeds);
