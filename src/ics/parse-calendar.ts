@@ -13,7 +13,7 @@ import { civil, isValidDate } from "../time/civil.js";
 import { DAY_MS } from "../time/units.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone, windowsZone } from "../time/zones.js";
-import { type Diagnostic, type DiagnosticCode, type DiagnosticPlace, diagnostic } from "./diagnostic.js";
+import { type Diagnostic, type DiagnosticPlace, diagnostic } from "./diagnostic.js";
 import { type ContentLine, type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
 import { mendEventLine } from "./lenient-values.js";
 import { producerTzid } from "./tzid.js";
@@ -88,12 +88,9 @@ export class NotICalendarError extends Error {
 type JCalProperty = [string, Record<string, unknown>, string, ...unknown[]];
 type JCalComponent = [string, JCalProperty[], JCalComponent[]];
 
-/** A component that could not be read; carries the code and the reason for the diagnostic. */
+/** A value of a component that has no reading; the component is left out (UNREADABLE_COMPONENT). */
 class UnreadableValue extends Error {
-  constructor(
-    message: string,
-    readonly code: DiagnosticCode = "UNREADABLE_COMPONENT",
-  ) {
+  constructor(message: string) {
     super(message);
     this.name = "UnreadableValue";
   }
@@ -410,7 +407,7 @@ class CalendarReader {
       };
     } catch (error) {
       if (!(error instanceof UnreadableValue)) throw error;
-      this.diagnostics.push(diagnostic(error.code, `${error.message}; the event was left out`, this.place));
+      this.diagnostics.push(diagnostic("UNREADABLE_COMPONENT", `${error.message}; the event was left out`, this.place));
       return undefined;
     }
   }
