@@ -93,6 +93,7 @@ class ComponentRefused extends Error {
     message: string,
   ) {
     super(message);
+    this.name = "ComponentRefused";
   }
 }
 
