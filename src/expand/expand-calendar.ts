@@ -194,7 +194,8 @@ class CalendarExpansion {
         masters.set(uid, list[0]);
         continue;
       }
-      const sequence = Math.max(...list.map((event) => event.sequence));
+      // A loop, not spread arguments: one UID may repeat across a whole feed.
+      const sequence = list.reduce((highest, event) => Math.max(highest, event.sequence), -Infinity);
       for (const older of list.filter((event) => event.sequence !== sequence)) {
         this.duplicate(older, "another component with the same UID has a higher SEQUENCE; that one was kept");
       }
