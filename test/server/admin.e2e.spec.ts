@@ -158,6 +158,10 @@ describe("the server log", () => {
     expect(diagnostics.map((record) => [record.code, record.severity, record.uid, record.line])).toEqual([
       ["UNREADABLE_LINE", "warning", "garbled@calq.test", 12],
     ]);
+    // The load line counts them by severity: nothing was left out.
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: "calendar loaded", calendar_id: "private", diagnostic_errors: 0, diagnostic_warnings: 1 }),
+    );
     expect(JSON.stringify(logs)).not.toContain("Confidential");
     // The admin API, for operators, does show what was wrong.
     const { calendars } = await admin.getCalendarStatus("private");
