@@ -55,9 +55,10 @@ export function producerTzid(tzid: string): TzidReading | undefined {
     }
     return undefined;
   }
+  // The "(UTC-05:00) " prefix is left out by some exports; a name of the table is distinctive without it.
   const display = /^\((?:UTC|GMT)(?:[+-]\d{1,2}:?\d{2})?\)\s*(.+)$/i.exec(name);
-  if (display === null) return undefined;
-  const label = display[1].trim();
+  if (display === null && DISPLAY_NAMES[name.toLowerCase()] === undefined) return undefined;
+  const label = (display?.[1] ?? name).trim();
   const listed = DISPLAY_NAMES[label.toLowerCase()];
   const zone = listed === undefined ? cityZone(label) : ianaZone(listed);
   return zone === undefined ? undefined : { zone, rule: `the Outlook display name "${name}" was read as ${zone.name}` };
