@@ -3,10 +3,12 @@
  * would make of a feed, before an operator adds it. Reads the file exactly as
  * a reload would (with the limits of `feeds:` in the given calq.yaml, else
  * the defaults) and prints the counts, the calendar zone it chose and why,
- * and every diagnostic with its line and UID.
+ * and every diagnostic with its severity, line and UID.
  *
- * Exit status: 0 clean, 1 read with diagnostics, 2 unreadable (calq would
- * refuse the file and keep serving the last good version).
+ * Exit status: 0 when nothing is left out (warnings name the readings
+ * applied to producer slips), 1 when something is left out (an error
+ * diagnostic), 2 when the feed is refused (calq would keep serving the last
+ * good version).
  */
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
@@ -14,6 +16,7 @@ import { type Environment, loadConfigFile } from "../config/calq-config.js";
 import { DEFAULT_FEED_LIMITS, type FeedLimits } from "../config/config-model.js";
 import { FeedFailure } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
+import { countBySeverity, type Severity } from "../ics/diagnostic.js";
 import { ingestFeed } from "../ingest/ingest.js";
 import { defaultLimits } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
@@ -26,6 +29,10 @@ const ZONE_SOURCES: Record<Snapshot["zoneSource"], string> = {
   default: "UTC by default: neither --timezone nor X-WR-TIMEZONE names one",
 };
 
+/** What a reload does with a cut feed for a calendar that never loaded (docs/imperfect-feeds.md). */
+const NEVER_LOADED =
+  ", if any; for a calendar that never loaded, the complete components of a feed cut before END:VCALENDAR are served, marked stale, until a complete read";
+
 /** `calq check ARGS`: prints the report and returns the exit status. */
 export async function check(argv: string[], env: Environment): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -37,8 +44,17 @@ export async function check(argv: string[], env: Environment): Promise<number> {
   if (positionals.length !== 1) throw new UsageError("calq check takes one file");
   const limits = values.config === undefined ? DEFAULT_FEED_LIMITS : loadConfigFile(values.config, env).feeds;
   const { exitCode, report } = await checkFeed(positionals[0], values.timezone, limits);
-  process.stdout.write(`${report}\n`);
+  await writeAll(`${report}\n`);
   return exitCode;
+}
+
+/**
+ * Writes to stdout and waits until the text is handed to the OS: the caller
+ * exits the process next, and a pipe (`calq check big.ics | cat`) would
+ * otherwise lose all but its first 64 KiB.
+ */
+function writeAll(text: string): Promise<void> {
+  return new Promise((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
 }
 
 export interface CheckResult {
@@ -65,15 +81,18 @@ export async function checkFeed(
     if (!(error instanceof FeedFailure)) throw error;
     return {
       exitCode: 2,
-      report: `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version, if any`,
+      report:
+        `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version` +
+        (error.failure === "truncated" ? NEVER_LOADED : ", if any"),
     };
   }
   const hot = defaultLimits(now, feeds);
+  const counts = countBySeverity(snapshot.diagnostics);
   const lines = [
     `${name}: ${snapshot.eventCount} events, ${snapshot.index.size} occurrences indexed from ${day(hot.hotStart)} to ${day(hot.hotEnd)}, ` +
       `${snapshot.tails.length} recurring series expanded per query beyond that`,
     `calendar zone: ${snapshot.zone.name} (${ZONE_SOURCES[snapshot.zoneSource]})`,
-    `diagnostics: ${snapshot.diagnostics.length === 0 ? "none" : snapshot.diagnostics.length}`,
+    `diagnostics: ${summary(counts)}`,
     ...snapshot.diagnostics.map((diagnostic) => {
       const where = [
         diagnostic.line === undefined ? "" : `line ${diagnostic.line}`,
@@ -81,10 +100,16 @@ export async function checkFeed(
       ]
         .filter((part) => part !== "")
         .join(", ");
-      return `  ${diagnostic.code}${where === "" ? "" : ` (${where})`}: ${diagnostic.message}`;
+      return `  ${diagnostic.severity} ${diagnostic.code}${where === "" ? "" : ` (${where})`}: ${diagnostic.message}`;
     }),
   ];
-  return { exitCode: snapshot.diagnostics.length === 0 ? 0 : 1, report: lines.join("\n") };
+  return { exitCode: counts.error === 0 ? 0 : 1, report: lines.join("\n") };
+}
+
+function summary(counts: Record<Severity, number>): string {
+  if (counts.error + counts.warning === 0) return "none";
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  return `${plural(counts.error, "error")} (something left out), ${plural(counts.warning, "warning")} (read by a stated rule)`;
 }
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);

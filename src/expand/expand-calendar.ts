@@ -10,13 +10,13 @@
  * budget is materialised only up to the cut; its tail covers the rest.
  */
 import { createHash } from "node:crypto";
-import type { Diagnostic } from "../ics/diagnostic.js";
+import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
 import { Pacer, type Steps } from "../stepwise.js";
 import { DAY_MS, floorTo } from "../time/units.js";
-import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
+import { instantToLocal, localToInstant, UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { Budget, type Clock } from "./budget.js";
-import type { EventDetails, Occurrence } from "./occurrence.js";
+import { type EventDetails, FIRST_INSTANT, LAST_INSTANT, type Occurrence } from "./occurrence.js";
 import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
 import { endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
 import { OnDemandSeries } from "./series-tail.js";
@@ -67,6 +67,7 @@ class ComponentRefused extends Error {
     message: string,
   ) {
     super(message);
+    this.name = "ComponentRefused";
   }
 }
 
@@ -87,7 +88,7 @@ class CalendarExpansion {
   }
 
   *run(events: readonly EventComponent[]): Steps<ExpandedCalendar> {
-    const { masters, overrides } = this.group(events);
+    const { masters, overrides, distinct } = this.group(events);
     const pacer = new Pacer(10, this.clock);
     for (const [uid, master] of masters) {
       this.guard(master, () => this.expandMaster(master, overrides.get(uid) ?? []));
@@ -97,15 +98,18 @@ class CalendarExpansion {
       pacer.resumed();
       this.budget.extend(this.clock() - paused);
     }
+    for (const { event, uidKey } of distinct) this.guard(event, () => this.expandMaster(event, [], uidKey));
     for (const [uid, list] of overrides) {
       if (masters.has(uid)) continue;
       for (const orphan of list) this.guard(orphan, () => this.addOverride(orphan, undefined));
     }
     if (this.budget.exhausted) {
-      this.diagnostics.push({
-        code: "EXPANSION_BUDGET_EXHAUSTED",
-        message: `expansion took longer than ${this.limits.budgetMs} ms; series not finished are expanded per query instead`,
-      });
+      this.diagnostics.push(
+        diagnostic(
+          "EXPANSION_BUDGET_EXHAUSTED",
+          `expansion took longer than ${this.limits.budgetMs} ms; series not finished are expanded per query instead`,
+        ),
+      );
     }
     return {
       occurrences: this.occurrences,
@@ -120,19 +124,32 @@ class CalendarExpansion {
       work();
     } catch (error) {
       if (!(error instanceof ComponentRefused)) throw error;
-      this.diagnostics.push({ code: error.code, message: error.message, uid: component.uid, line: component.line });
+      this.diagnostics.push(diagnostic(error.code, error.message, { uid: component.uid, line: component.line }));
     }
   }
 
-  /** Masters and overrides by UID; of duplicates, the higher SEQUENCE wins. */
+  /**
+   * Masters and overrides by UID, duplicates resolved (issue 9, case 7):
+   * - copies of one override (same UID and RECURRENCE-ID): the higher
+   *   SEQUENCE wins, on a tie the last in the feed, as Google and
+   *   Thunderbird do;
+   * - masters with one UID: those of the highest SEQUENCE are kept. Of them,
+   *   single events with different starts are distinct events that share a
+   *   UID (a waste-collection export, a sample feed): each is served, the
+   *   later ones under an event_id derived from the UID and the start. Any
+   *   other copies (same start, or a series among them) are versions of one
+   *   event: the last wins.
+   * Every copy not served is reported as DUPLICATE_UID, a warning.
+   */
   private group(events: readonly EventComponent[]) {
-    const masters = new Map<string, EventComponent>();
+    const candidates = new Map<string, EventComponent[]>();
     const overrides = new Map<string, EventComponent[]>();
     const overrideKeys = new Map<string, EventComponent>();
     for (const event of events) {
       if (event.recurrenceId === undefined) {
-        const kept = this.keepNewer(masters.get(event.uid), event);
-        masters.set(event.uid, kept);
+        const list = candidates.get(event.uid);
+        if (list === undefined) candidates.set(event.uid, [event]);
+        else list.push(event);
         continue;
       }
       const key = `${event.uid}\u0000${event.recurrenceId.kind}:${event.recurrenceId.local}`;
@@ -141,29 +158,68 @@ class CalendarExpansion {
       overrideKeys.set(key, kept);
       const list = overrides.get(event.uid) ?? [];
       if (previous !== undefined) list.splice(list.indexOf(previous), 1);
-      list.push(kept);
+      if (!list.includes(kept)) list.push(kept);
       overrides.set(event.uid, list);
     }
-    return { masters, overrides };
+    const masters = new Map<string, EventComponent>();
+    const distinct: { event: EventComponent; uidKey: string }[] = [];
+    for (const [uid, list] of candidates) {
+      if (list.length === 1) {
+        masters.set(uid, list[0]);
+        continue;
+      }
+      // A loop, not spread arguments: one UID may repeat across a whole feed.
+      const sequence = list.reduce((highest, event) => Math.max(highest, event.sequence), -Infinity);
+      for (const older of list.filter((event) => event.sequence !== sequence)) {
+        this.duplicate(older, "another component with the same UID has a higher SEQUENCE; that one was kept");
+      }
+      const newest = list.filter((event) => event.sequence === sequence);
+      const single = newest.every((event) => event.rrules.length === 0 && event.rdates.length === 0) && !overrides.has(uid);
+      const byStart = new Map<string, EventComponent>();
+      for (const event of newest) {
+        const start = single ? startKey(event.start) : "";
+        const previous = byStart.get(start);
+        if (previous !== undefined) {
+          this.duplicate(previous, "a later component has the same UID, SEQUENCE and start; the last one was kept");
+        }
+        byStart.set(start, event);
+      }
+      const [first, ...others] = [...byStart.values()].sort((a, b) => a.line - b.line);
+      masters.set(uid, first);
+      for (const other of others) {
+        distinct.push({ event: other, uidKey: uidKeyOf(`${uid}\u0000${startKey(other.start)}`) });
+        this.diagnostics.push(
+          diagnostic(
+            "DUPLICATE_UID",
+            "another single event has the same UID and SEQUENCE but a different start; both were kept as distinct events",
+            { uid: other.uid, line: other.line },
+          ),
+        );
+      }
+    }
+    return { masters, overrides, distinct };
   }
 
+  private duplicate(dropped: EventComponent, message: string): void {
+    this.diagnostics.push(diagnostic("DUPLICATE_UID", message, { uid: dropped.uid, line: dropped.line }));
+  }
+
+  /** Of two copies of one override, the higher SEQUENCE, else the later. */
   private keepNewer(previous: EventComponent | undefined, next: EventComponent): EventComponent {
     if (previous === undefined) return next;
-    const kept = next.sequence > previous.sequence ? next : previous;
-    const dropped = kept === next ? previous : next;
-    this.diagnostics.push({
-      code: "DUPLICATE_UID",
-      message: `another component has the same UID${next.recurrenceId ? " and RECURRENCE-ID" : ""}; the one with the higher SEQUENCE (or the first) was kept`,
-      uid: dropped.uid,
-      line: dropped.line,
-    });
+    const kept = next.sequence >= previous.sequence ? next : previous;
+    this.duplicate(
+      kept === next ? previous : next,
+      "another component has the same UID and RECURRENCE-ID; the one with the higher SEQUENCE (on a tie, the last) was kept",
+    );
     return kept;
   }
 
-  private expandMaster(master: EventComponent, overrides: readonly EventComponent[]): void {
+  /** `uidKey` replaces the UID's digest for a distinct event that shares its UID with another. */
+  private expandMaster(master: EventComponent, overrides: readonly EventComponent[], uidKey?: string): void {
     const shape = this.shapeOf(master);
     const recurring = master.rrules.length > 0 || master.rdates.length > 0;
-    const details = this.detailsOf(master, shape, recurring);
+    const details = this.detailsOf(master, shape, recurring, uidKey);
     this.eventCount++;
     if (!recurring) {
       // An override of a single event's only slot replaces it.
@@ -196,9 +252,18 @@ class CalendarExpansion {
         continue;
       }
       const startInstant = this.instantOf(rdate.start);
+      if (startInstant < FIRST_INSTANT || startInstant > LAST_INSTANT) {
+        this.diagnostics.push(
+          diagnostic("INSTANT_OUT_OF_RANGE", "an RDATE outside the years 0001 to 9999 was left out", {
+            uid: master.uid,
+            line: master.line,
+          }),
+        );
+        continue;
+      }
       const local = shape.allDay ? rdate.start.local : instantToLocal(zone, startInstant);
       let end: number | undefined;
-      if (rdate.end !== undefined) end = this.instantOf(rdate.end);
+      if (rdate.end !== undefined) end = Math.min(LAST_INSTANT, this.instantOf(rdate.end));
       if (rdate.duration !== undefined) end = endOf({ ...shape, length: lengthOfDuration(rdate.duration) }, startInstant);
       if (end !== undefined && end < startInstant) {
         this.unsupported(master, "an RDATE period that ends before it starts was ignored");
@@ -209,7 +274,7 @@ class CalendarExpansion {
     const exdates = new Set<number>();
     const exdateDays = new Set<number>();
     for (const exdate of master.exdates) {
-      if (shape.allDay) exdates.add(exdate.kind === "date" ? exdate.local : floorTo(instantToLocal(zone, this.instantOf(exdate)), DAY_MS));
+      if (shape.allDay) exdates.add(this.dayOf(exdate, shape));
       else if (exdate.kind === "date") exdateDays.add(exdate.local);
       else exdates.add(this.instantOf(exdate));
     }
@@ -248,17 +313,18 @@ class CalendarExpansion {
         const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay, this.budget, this.clock);
         rules.push(rule);
         if (rule.countCut) {
-          this.diagnostics.push({
-            code: "SERIES_CAPPED",
-            message: `${name} COUNT could not be counted out (above ${MAX_COUNTED}, or past the feed's time budget); the series ends where counting stopped`,
-            uid: master.uid,
-            line: master.line,
-          });
+          this.diagnostics.push(
+            diagnostic(
+              "SERIES_CAPPED",
+              `${name} COUNT could not be counted out (above ${MAX_COUNTED}, or past the feed's time budget); the series ends where counting stopped`,
+              { uid: master.uid, line: master.line },
+            ),
+          );
         }
       } catch (error) {
         if (!(error instanceof RuleRefused)) throw error;
         const message = name === "RRULE" ? error.message : error.message.replace("RRULE", "EXRULE");
-        this.diagnostics.push({ code: error.code, message, uid: master.uid, line: master.line });
+        this.diagnostics.push(diagnostic(error.code, message, { uid: master.uid, line: master.line }));
       }
     }
     return rules;
@@ -275,12 +341,13 @@ class CalendarExpansion {
       indexedTo = result.cut === "none" ? hotEnd : result.resumeAt;
       if (result.cut === "cap" && room < cap) this.reportFeedCapped();
       else if (result.cut === "cap") {
-        this.diagnostics.push({
-          code: "SERIES_CAPPED",
-          message: `the series reached the cap of ${cap} occurrences in the indexed range; later occurrences are expanded per query, at most ${cap} per query`,
-          uid: master.uid,
-          line: master.line,
-        });
+        this.diagnostics.push(
+          diagnostic(
+            "SERIES_CAPPED",
+            `the series reached the cap of ${cap} occurrences in the indexed range; later occurrences are expanded per query, at most ${cap} per query`,
+            { uid: master.uid, line: master.line },
+          ),
+        );
       }
     }
     if (room <= 0) this.reportFeedCapped();
@@ -294,10 +361,12 @@ class CalendarExpansion {
   private reportFeedCapped(): void {
     if (this.feedCapReported) return;
     this.feedCapReported = true;
-    this.diagnostics.push({
-      code: "FEED_CAPPED",
-      message: `the feed reached the cap of ${this.limits.maxOccurrencesPerFeed} indexed occurrences; further series are expanded per query only`,
-    });
+    this.diagnostics.push(
+      diagnostic(
+        "FEED_CAPPED",
+        `the feed reached the cap of ${this.limits.maxOccurrencesPerFeed} indexed occurrences; further series are expanded per query only`,
+      ),
+    );
   }
 
   /** An override (moved, changed or cancelled slot) or an orphan, as its own occurrence. */
@@ -312,10 +381,21 @@ class CalendarExpansion {
 
   /** The slot key of a RECURRENCE-ID: an instant, or a local date for all-day series. */
   private slotKeyOf(recurrenceId: IcsTime, shape: Shape): number {
-    if (shape.allDay) {
-      return recurrenceId.kind === "date" ? recurrenceId.local : floorTo(instantToLocal(shape.zone, this.instantOf(recurrenceId)), DAY_MS);
-    }
-    return this.instantOf(recurrenceId);
+    return shape.allDay ? this.dayOf(recurrenceId, shape) : this.instantOf(recurrenceId);
+  }
+
+  /**
+   * The local date a RECURRENCE-ID or EXDATE names in an all-day series. A
+   * date-time in a zone of its own, or floating, names the date it is
+   * written on: Exchange writes an all-day slot as midnight in its TZID
+   * (issue 9, case 8), which in the calendar's zone may fall on the day
+   * before. A UTC date-time is the instant of the slot's start in the
+   * calendar's zone, as producers that convert all-day starts to UTC write.
+   */
+  private dayOf(time: IcsTime, shape: Shape): number {
+    if (time.kind === "date") return time.local;
+    if (time.zone !== UTC_ZONE) return floorTo(time.local, DAY_MS);
+    return floorTo(instantToLocal(shape.zone, this.instantOf(time)), DAY_MS);
   }
 
   private instantOf(time: IcsTime): number {
@@ -352,17 +432,28 @@ class CalendarExpansion {
     }
     const shape: Shape = { allDay, zone, length };
     const interval = intervalAt(shape, start.local);
+    if (interval.start < FIRST_INSTANT || interval.start > LAST_INSTANT) {
+      throw new ComponentRefused("INSTANT_OUT_OF_RANGE", "the event starts outside the years 0001 to 9999; it was left out");
+    }
     if (interval.end < interval.start) {
       throw new ComponentRefused("END_BEFORE_START", "the event ends before it starts; it was left out");
+    }
+    if (interval.end === LAST_INSTANT) {
+      this.diagnostics.push(
+        diagnostic("END_CLAMPED", "the event ends after the year 9999; its end was read as 9999-12-30T00:00:00Z", {
+          uid: event.uid,
+          line: event.line,
+        }),
+      );
     }
     return shape;
   }
 
-  private detailsOf(event: EventComponent, shape: Shape, recurring: boolean): EventDetails {
+  private detailsOf(event: EventComponent, shape: Shape, recurring: boolean, uidKey = uidKeyOf(event.uid)): EventDetails {
     const floating = event.start.kind === "date-time" && event.start.zone === undefined;
     return {
       uid: event.uid,
-      uidKey: uidKeyOf(event.uid),
+      uidKey,
       summary: event.summary,
       location: event.location,
       status: event.status === "CANCELLED" ? "" : event.status,
@@ -375,12 +466,17 @@ class CalendarExpansion {
   }
 
   private unsupported(event: EventComponent, message: string): void {
-    this.diagnostics.push({ code: "UNSUPPORTED_VALUE", message, uid: event.uid, line: event.line });
+    this.diagnostics.push(diagnostic("UNSUPPORTED_VALUE", message, { uid: event.uid, line: event.line }));
   }
 }
 
 function lengthOfDuration(duration: IcsDuration): Length {
   return duration.days === 0 ? { kind: "exact", ms: duration.exactMs } : { kind: "nominal", ...duration };
+}
+
+/** A start as written, to tell distinct events that share a UID apart. */
+function startKey(start: IcsTime): string {
+  return start.kind === "date" ? `${start.local}` : `${start.local}@${start.zone?.name ?? ""}`;
 }
 
 /** A short, stable, URL-safe digest of a UID (96 bits). */

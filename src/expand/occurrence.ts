@@ -6,6 +6,18 @@
  */
 import { formatDate, formatUtc } from "../time/civil.js";
 
+/**
+ * The instants an occurrence may hold: a google.protobuf.Timestamp holds the
+ * years 0001 to 9999, and a result also renders its instants in the caller's
+ * zone (up to 14 hours either side). An event starting outside
+ * [FIRST_INSTANT, LAST_INSTANT] is left out at load; an end after
+ * LAST_INSTANT is clamped to it (issue 9: one absurd value never fails a
+ * search of its calendar).
+ */
+export const FIRST_INSTANT = -62_135_510_400_000; // 0001-01-02T00:00:00Z (Date.UTC maps year 1 to 1901)
+/** 9999-12-30T00:00:00Z; see FIRST_INSTANT (0001-01-02T00:00:00Z). */
+export const LAST_INSTANT = Date.UTC(9999, 11, 30);
+
 /** The facts every occurrence of one event (or one override) shares. */
 export interface EventDetails {
   readonly uid: string;

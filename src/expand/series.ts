@@ -11,7 +11,7 @@
 import { DAY_MS, floorTo } from "../time/units.js";
 import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
 import type { Budget } from "./budget.js";
-import type { EventDetails, Occurrence } from "./occurrence.js";
+import { type EventDetails, LAST_INSTANT, type Occurrence } from "./occurrence.js";
 import { RecurrenceRule, type RuleRecipe } from "./recurrence-rule.js";
 
 /** How long an occurrence lasts. */
@@ -37,17 +37,17 @@ export function intervalAt(shape: Shape, local: number): { start: number; end: n
   const start = localToInstant(shape.zone, local);
   const { length } = shape;
   if (shape.allDay && length.kind === "nominal") {
-    return { start, end: localToInstant(shape.zone, local + length.days * DAY_MS) + length.exactMs };
+    return { start, end: Math.min(LAST_INSTANT, localToInstant(shape.zone, local + length.days * DAY_MS) + length.exactMs) };
   }
   return { start, end: endOf(shape, start) };
 }
 
-/** The end of a timed occurrence of `shape` that starts at instant `start`. */
+/** The end of a timed occurrence of `shape` that starts at instant `start`; never after LAST_INSTANT. */
 export function endOf(shape: Shape, start: number): number {
   const { length } = shape;
-  if (length.kind === "exact") return start + length.ms;
+  if (length.kind === "exact") return Math.min(LAST_INSTANT, start + length.ms);
   const wallEnd = instantToLocal(shape.zone, start) + length.days * DAY_MS;
-  return localToInstant(shape.zone, wallEnd) + length.exactMs;
+  return Math.min(LAST_INSTANT, localToInstant(shape.zone, wallEnd) + length.exactMs);
 }
 
 /** The longest an occurrence of `shape` can last, in milliseconds. */

@@ -65,12 +65,15 @@ export function contentDigest(bytes: Uint8Array): string {
 }
 
 /**
- * A complete iCalendar stream ends with END:VCALENDAR. A file caught
+ * A complete iCalendar stream closes its last VCALENDAR. A file caught
  * mid-write, or a body cut at a chunk boundary, does not; it is refused
- * rather than served as a shorter calendar.
+ * rather than served as a shorter calendar (the store's exception: a
+ * calendar that never loaded, see CalendarStore). Text after the last
+ * END:VCALENDAR (a cache comment) does not make a feed incomplete; the
+ * reader ignores it with a warning.
  */
 export function checkComplete(text: string): void {
-  if (!/END:VCALENDAR\s*$/i.test(text.slice(-64))) {
-    throw new FeedFailure("truncated", "the feed does not end with END:VCALENDAR");
-  }
+  let last: string | undefined;
+  for (const match of text.matchAll(/^(BEGIN|END):VCALENDAR[ \t]*\r?$/gim)) last = match[1].toUpperCase();
+  if (last !== "END") throw new FeedFailure("truncated", "the feed does not end its VCALENDAR with END:VCALENDAR");
 }

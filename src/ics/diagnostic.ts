@@ -2,50 +2,108 @@
  * What calq could not use, or used only in part, while reading a feed. A
  * diagnostic names the component (UID) and, where known, the line of its
  * BEGIN, so an operator can find it; it never reaches a search caller.
+ *
+ * Every diagnostic has a severity, fixed by its code (issue 9): a warning
+ * means nothing was lost (the event is served, read by the rule the code
+ * names); an error means something the feed holds is left out. `calq check`
+ * exits 1 only when there is an error.
  */
 export interface Diagnostic {
   /** Stable UPPER_SNAKE code, e.g. END_BEFORE_START. */
   readonly code: DiagnosticCode;
+  /** Fixed by the code: see SEVERITY_OF. */
+  readonly severity: Severity;
   readonly message: string;
   readonly uid?: string;
   /** 1-based line of the component's BEGIN line in the feed text. */
   readonly line?: number;
 }
 
-export type DiagnosticCode =
-  /** The feed has no zone for floating times and all-day days; UTC was used. */
-  | "NO_CALENDAR_ZONE"
-  /** The feed's X-WR-TIMEZONE is not a zone calq knows. */
-  | "UNKNOWN_CALENDAR_ZONE"
-  /** A TZID that is neither IANA, Windows, nor defined by a VTIMEZONE. */
-  | "UNKNOWN_TZID"
-  /** Some bytes are not UTF-8; they were read as U+FFFD (the line of the first is given). */
-  | "INVALID_UTF8"
-  /** The feed's text could not be parsed as a whole; components were read one by one. */
-  | "UNPARSABLE_TEXT"
-  /** A component or one of its values could not be read; it was left out. */
-  | "UNREADABLE_COMPONENT"
-  /** DTSTART is missing; the component was left out. */
-  | "MISSING_DTSTART"
-  /** UID is missing; one was derived from the component's content. */
-  | "MISSING_UID"
-  /** The end is before the start; the component was left out. */
-  | "END_BEFORE_START"
-  /** A second component with the same UID (and RECURRENCE-ID); the one with the higher SEQUENCE was kept. */
-  | "DUPLICATE_UID"
-  /** A recurrence rule could not be read; the series keeps its other dates. */
-  | "UNREADABLE_RRULE"
-  /** A recurrence rule would generate too many dates per period; it was not expanded. */
-  | "RRULE_TOO_EXPENSIVE"
-  /** A recurrence rule never produces a date; it was not expanded. */
-  | "RRULE_NEVER_MATCHES"
-  /** A series reached its cap of occurrences; later ones were cut. */
-  | "SERIES_CAPPED"
-  /** The feed reached its cap of indexed occurrences; later series are expanded per query. */
-  | "FEED_CAPPED"
-  /** The feed has more VEVENTs than the component limit; the later ones were left out. */
-  | "FEED_COMPONENTS_CAPPED"
-  /** The feed's expansion time budget ran out; the remaining series were cut. */
-  | "EXPANSION_BUDGET_EXHAUSTED"
-  /** A value calq reads in part only (e.g. an RDATE date in a timed series). */
-  | "UNSUPPORTED_VALUE";
+/** "warning": kept, with a reading applied; "error": something was left out. */
+export type Severity = "warning" | "error";
+
+/** The severity of each code; a code never changes severity, so operators can alert on it. */
+export const SEVERITY_OF = {
+  NO_CALENDAR_ZONE: "warning",
+  UNKNOWN_CALENDAR_ZONE: "warning",
+  UNKNOWN_TZID: "warning",
+  INVALID_UTF8: "warning",
+  UNREADABLE_COMPONENT: "error",
+  UNREADABLE_TIMEZONE: "warning",
+  UNREADABLE_LINE: "warning",
+  UNREADABLE_VALUE: "error",
+  MISSING_DTSTART: "error",
+  MISSING_UID: "warning",
+  END_BEFORE_START: "error",
+  DUPLICATE_UID: "warning",
+  UNREADABLE_RRULE: "error",
+  RRULE_TOO_EXPENSIVE: "error",
+  RRULE_NEVER_MATCHES: "warning",
+  SERIES_CAPPED: "warning",
+  FEED_CAPPED: "warning",
+  FEED_COMPONENTS_CAPPED: "error",
+  EXPANSION_BUDGET_EXHAUSTED: "warning",
+  UNSUPPORTED_VALUE: "error",
+  INSTANT_OUT_OF_RANGE: "error",
+  END_CLAMPED: "warning",
+  LENIENT_VALUE: "warning",
+  TEXT_AFTER_END: "warning",
+  OUTSIDE_CALENDAR: "warning",
+  FEED_TRUNCATED: "error",
+} as const satisfies Record<string, Severity>;
+
+/**
+ * The codes:
+ * - NO_CALENDAR_ZONE: the feed has no zone for floating times and all-day days; UTC was used.
+ * - UNKNOWN_CALENDAR_ZONE: the feed's X-WR-TIMEZONE is not a zone calq knows; it was ignored.
+ * - UNKNOWN_TZID: a TZID that is neither IANA, Windows, a known vendor or Outlook form, nor a VTIMEZONE; the time was read as floating (in the calendar's zone).
+ * - INVALID_UTF8: some bytes are not UTF-8; they were read as U+FFFD (the line of the first is given).
+ * - UNREADABLE_COMPONENT: a component could not be read at all; it was left out.
+ * - UNREADABLE_TIMEZONE: a VTIMEZONE could not be read; its TZID was read as the IANA or Windows zone of that name, or as floating.
+ * - UNREADABLE_LINE: one content line could not be read; only that line was left out, the component is kept.
+ * - UNREADABLE_VALUE: one value (an EXDATE, an RDATE) could not be read; only that value was left out.
+ * - MISSING_DTSTART: DTSTART is missing or unreadable; the component was left out.
+ * - MISSING_UID: UID is missing; one was derived from the component's content.
+ * - END_BEFORE_START: the end is before the start; the component was left out.
+ * - DUPLICATE_UID: a second component with the same UID (and RECURRENCE-ID); the rule that chose one is named.
+ * - UNREADABLE_RRULE: a recurrence rule could not be read; the series keeps its other dates.
+ * - RRULE_TOO_EXPENSIVE: a recurrence rule would generate too many dates per period; it was not expanded.
+ * - RRULE_NEVER_MATCHES: a recurrence rule never produces a date; the series keeps its other dates.
+ * - SERIES_CAPPED: a series reached its cap of indexed occurrences; later ones are expanded per query.
+ * - FEED_CAPPED: the feed reached its cap of indexed occurrences; later series are expanded per query.
+ * - FEED_COMPONENTS_CAPPED: the feed has more VEVENTs than the component limit; the later ones were left out.
+ * - EXPANSION_BUDGET_EXHAUSTED: the load's expansion time budget ran out; the rest is expanded per query.
+ * - UNSUPPORTED_VALUE: a value calq does not read (e.g. an RDATE date in a timed series); it was left out.
+ * - INSTANT_OUT_OF_RANGE: a start outside the years 0001-9999; the component was left out.
+ * - END_CLAMPED: an end past 9999-12-31; it was read as the end of 9999.
+ * - LENIENT_VALUE: a value that breaks the RFC but has one obvious reading; the message names the reading.
+ * - TEXT_AFTER_END: text after END:VCALENDAR was ignored.
+ * - OUTSIDE_CALENDAR: a component outside the first VCALENDAR (in a second one, or outside any) was read too.
+ * - FEED_TRUNCATED: the feed ends mid-way; its complete components are served, marked partial.
+ */
+export type DiagnosticCode = keyof typeof SEVERITY_OF;
+
+/** Where a diagnostic points: the component's UID and BEGIN line, when known. */
+export interface DiagnosticPlace {
+  readonly uid?: string;
+  readonly line?: number;
+}
+
+/** A diagnostic with the severity its code fixes. */
+export function diagnostic(code: DiagnosticCode, message: string, place: DiagnosticPlace = {}): Diagnostic {
+  return { code, severity: SEVERITY_OF[code], message, ...definedOnly(place) };
+}
+
+function definedOnly(place: DiagnosticPlace): DiagnosticPlace {
+  const out: { uid?: string; line?: number } = {};
+  if (place.uid !== undefined) out.uid = place.uid;
+  if (place.line !== undefined) out.line = place.line;
+  return out;
+}
+
+/** How many diagnostics of each severity. */
+export function countBySeverity(diagnostics: readonly Diagnostic[]): Record<Severity, number> {
+  const counts = { warning: 0, error: 0 };
+  for (const { severity } of diagnostics) counts[severity]++;
+  return counts;
+}

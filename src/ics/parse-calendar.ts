@@ -10,10 +10,14 @@ import { createHash } from "node:crypto";
 import ICAL from "ical.js";
 import { Pacer, runAtOnce, type Steps } from "../stepwise.js";
 import { civil, isValidDate } from "../time/civil.js";
+import { DAY_MS } from "../time/units.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone, windowsZone } from "../time/zones.js";
-import type { Diagnostic } from "./diagnostic.js";
-import { vtimezoneZone } from "./vtimezone-zone.js";
+import { type Diagnostic, type DiagnosticPlace, diagnostic } from "./diagnostic.js";
+import { type ContentLine, type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
+import { mendEventLine } from "./lenient-values.js";
+import { producerTzid } from "./tzid.js";
+import { UnreadableTimezone, vtimezoneZone } from "./vtimezone-zone.js";
 
 /** A DATE or DATE-TIME value as written: a local wall time and its zone. */
 export type IcsTime =
@@ -84,8 +88,13 @@ export class NotICalendarError extends Error {
 type JCalProperty = [string, Record<string, unknown>, string, ...unknown[]];
 type JCalComponent = [string, JCalProperty[], JCalComponent[]];
 
-/** A component that could not be read; carries the reason for the diagnostic. */
-class UnreadableValue extends Error {}
+/** A value of a component that has no reading; the component is left out (UNREADABLE_COMPONENT). */
+class UnreadableValue extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnreadableValue";
+  }
+}
 
 /**
  * Parses feed text. Throws NotICalendarError when it holds no VCALENDAR.
@@ -95,41 +104,48 @@ export function parseCalendar(text: string, maxComponents = Infinity): ParsedCal
   return runAtOnce(parseCalendarSteps(text, maxComponents));
 }
 
-/** parseCalendar as steps: it yields about every 10 ms while reading components. */
+/**
+ * parseCalendar as steps: it yields about every 10 ms while reading
+ * components. Each component is lexed apart from the others (feed-lexer.ts),
+ * mended (lenient-values.ts) and typed by ical.js alone, so what one
+ * component holds never costs another.
+ */
 export function* parseCalendarSteps(text: string, maxComponents = Infinity): Steps<ParsedCalendar> {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (!isICalendar(body)) throw new NotICalendarError("the feed is not iCalendar text (no BEGIN:VCALENDAR)");
   const diagnostics: Diagnostic[] = [];
-  const scan = scanLines(body);
-  const { calendars, veventLines } = lexCalendars(scan.text, scan.begins, diagnostics);
+  const lexed = lexFeed(body, diagnostics);
   const reader = new CalendarReader(diagnostics);
-  for (const calendar of calendars) reader.readTimezones(calendar);
-  const events: EventComponent[] = [];
-  let declaredZone: ZoneRules | undefined;
-  let veventIndex = 0;
+  const declaredZone = reader.declaredZone(lexed.calendarLines.flatMap(({ text: line }) => calendarProperty(line)));
   const pacer = new Pacer();
-  for (const calendar of calendars) {
-    declaredZone ??= reader.declaredZone(calendar);
-    for (const component of calendar[2]) {
-      if (component[0] !== "vevent") continue;
-      if (pacer.due()) {
-        yield;
-        pacer.resumed();
-      }
-      const line = veventLines[veventIndex++];
-      if (veventIndex > maxComponents) {
-        if (veventIndex === maxComponents + 1) {
-          diagnostics.push({
-            code: "FEED_COMPONENTS_CAPPED",
-            message: `the feed has more than ${maxComponents} VEVENTs; this one and every later one were left out`,
-            line,
-          });
-        }
-        continue;
-      }
-      const event = reader.readEvent(component, line);
-      if (event !== undefined) events.push(event);
+  const vevents: { component: JCalComponent; line: number }[] = [];
+  let veventCount = 0;
+  for (const component of lexed.components) {
+    if (pacer.due()) {
+      yield;
+      pacer.resumed();
     }
+    if (component.name !== "VEVENT" && component.name !== "VTIMEZONE") continue;
+    if (component.name === "VEVENT" && ++veventCount > maxComponents) {
+      if (veventCount === maxComponents + 1) {
+        const message = `the feed has more than ${maxComponents} VEVENTs; this one and every later one were left out`;
+        diagnostics.push(diagnostic("FEED_COMPONENTS_CAPPED", message, { line: component.line }));
+      }
+      continue;
+    }
+    const jcal = readComponent(component, diagnostics);
+    if (jcal === undefined) continue;
+    if (component.name === "VTIMEZONE") reader.readTimezone(jcal, component.line);
+    else vevents.push({ component: jcal, line: component.line });
+  }
+  const events: EventComponent[] = [];
+  for (const { component, line } of vevents) {
+    if (pacer.due()) {
+      yield;
+      pacer.resumed();
+    }
+    const event = reader.readEvent(component, line);
+    if (event !== undefined) events.push(event);
   }
   return { events, declaredZone, diagnostics };
 }
@@ -139,120 +155,115 @@ export function isICalendar(text: string): boolean {
   return /^\uFEFF?BEGIN:VCALENDAR\r?$/im.test(text);
 }
 
-/** Lexed calendars, and the BEGIN line of each of their VEVENTs in order. */
-interface Lexed {
-  readonly calendars: JCalComponent[];
-  readonly veventLines: readonly number[];
-}
-
-/** Lexes with ical.js; if the whole text fails, lexes component by component. */
-function lexCalendars(text: string, veventLines: readonly number[], diagnostics: Diagnostic[]): Lexed {
-  try {
-    const parsed = ICAL.parse(text) as unknown;
-    const calendars = (typeof (parsed as unknown[])[0] === "string" ? [parsed] : parsed) as JCalComponent[];
-    return { calendars, veventLines };
-  } catch (error) {
-    diagnostics.push({
-      code: "UNPARSABLE_TEXT",
-      message: `the feed could not be parsed as a whole (${errorText(error)}); components were read one by one`,
-    });
-    return lexPiecewise(text, diagnostics);
-  }
-}
-
 /**
- * Splits the text into top-level components and lexes each alone, so one
- * broken component costs only itself. The calendar's own properties
- * (X-WR-TIMEZONE above all) are lexed too, one by one, so the calendar keeps
- * its zone. A component still open when the text ends is reported, not lost
- * silently.
+ * One lexed component to jCal: its VEVENT lines mended, unreadable rules
+ * renamed so they cost only themselves, then typed by ical.js. A line ical.js
+ * still refuses is found and left out alone; the component is left out only
+ * when it cannot be typed even then.
  */
-function lexPiecewise(text: string, diagnostics: Diagnostic[]): Lexed {
-  const lines = text.split(/\r?\n/);
-  const calendar: JCalComponent = ["vcalendar", [], []];
-  const veventLines: number[] = [];
-  const calendarProperties: string[] = [];
-  let block: string[] | undefined;
-  let blockLine = 0;
+function readComponent(component: LexedComponent, diagnostics: Diagnostic[]): JCalComponent | undefined {
+  const uid = uidOf(component.lines);
+  const place = { uid, line: component.line };
+  const lines: ContentLine[] = [];
   let depth = 0;
-  const leftOut = (source: string, reason: string) =>
-    diagnostics.push({
-      code: "UNREADABLE_COMPONENT",
-      message: `component could not be parsed (${reason}); it was left out`,
-      uid: /^UID:(.*)$/im.exec(source)?.[1]?.trim(),
-      line: blockLine,
-    });
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    if (/^BEGIN:/i.test(line)) depth++;
-    if (depth === 2 && /^BEGIN:/i.test(line)) {
-      block = [];
-      blockLine = i + 1;
+  for (const { text, line } of component.lines) {
+    if (/^BEGIN:/i.test(text)) depth++;
+    else if (/^END:/i.test(text)) depth--;
+    if (component.name !== "VEVENT" || depth !== 0) {
+      lines.push({ text, line });
+      continue;
     }
-    if (block !== undefined) block.push(line);
-    else if (depth === 1 && !/^BEGIN:VCALENDAR/i.test(line)) {
-      if (/^[ \t]/.test(line) && calendarProperties.length > 0) calendarProperties[calendarProperties.length - 1] += `\r\n${line}`;
-      else if (line !== "") calendarProperties.push(line);
+    const mended = mendEventLine(text);
+    for (const reading of mended.readings) diagnostics.push(diagnostic("LENIENT_VALUE", reading, place));
+    for (const value of mended.dropped) {
+      diagnostics.push(diagnostic("UNREADABLE_VALUE", `${value} (line ${line}) could not be read; only that value was left out`, place));
     }
-    if (!/^END:/i.test(line)) continue;
-    depth--;
-    if (depth !== 1 || block === undefined) continue;
-    const source = block.join("\r\n");
-    block = undefined;
-    try {
-      const parsed = ICAL.parse(`BEGIN:VCALENDAR\r\n${source}\r\nEND:VCALENDAR\r\n`) as unknown as JCalComponent;
-      for (const component of parsed[2]) {
-        calendar[2].push(component);
-        if (component[0] === "vevent") veventLines.push(blockLine);
-      }
-    } catch (error) {
-      leftOut(source, errorText(error));
-    }
+    if (mended.text !== undefined) lines.push({ text: renameUnreadableRule(mended.text), line });
   }
-  if (block !== undefined) leftOut(block.join("\r\n"), "the feed ends inside it");
-  for (const property of calendarProperties) {
-    try {
-      calendar[1].push(...(ICAL.parse(`BEGIN:VCALENDAR\r\n${property}\r\nEND:VCALENDAR\r\n`) as unknown as JCalComponent)[1]);
-    } catch {
-      // A calendar property that cannot be read is one calq would not use anyway.
-    }
-  }
-  return { calendars: [calendar], veventLines };
+  const whole = lexComponent(
+    component.name,
+    lines.map(({ text }) => text),
+  );
+  if (whole !== undefined) return whole;
+  const kept = lines.filter(({ text, line }) => {
+    if (/^(BEGIN|END):/i.test(text) || lexComponent(component.name, [text]) !== undefined) return true;
+    diagnostics.push(diagnostic("UNREADABLE_LINE", `line ${line} could not be read; only that line was left out`, place));
+    return false;
+  });
+  const retried = lexComponent(
+    component.name,
+    kept.map(({ text }) => text),
+  );
+  if (retried !== undefined) return retried;
+  diagnostics.push(diagnostic("UNREADABLE_COMPONENT", `the ${component.name} could not be read; it was left out`, place));
+  return undefined;
 }
 
-/** The property names an unreadable RRULE or EXRULE is renamed to, keeping its line. */
+/** ical.js's jCal for one component of the given lines, or undefined when it refuses them. */
+function lexComponent(name: string, lines: readonly string[]): JCalComponent | undefined {
+  try {
+    const text = ["BEGIN:VCALENDAR", `BEGIN:${name}`, ...lines, `END:${name}`, "END:VCALENDAR", ""].join("\r\n");
+    return (ICAL.parse(text) as unknown as JCalComponent)[2][0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The calendar's own property of one line, when calq reads it (X-WR-TIMEZONE) and ical.js can. */
+function calendarProperty(line: string): JCalProperty[] {
+  if (!/^X-WR-TIMEZONE[;:]/i.test(line)) return [];
+  try {
+    return (ICAL.parse(`BEGIN:VCALENDAR\r\n${line}\r\nEND:VCALENDAR\r\n`) as unknown as JCalComponent)[1];
+  } catch {
+    return [];
+  }
+}
+
+/** The property names an unreadable RRULE or EXRULE is renamed to. */
 const UNREADABLE_RULE = { rrule: "X-CALQ-UNREADABLE-RRULE", exrule: "X-CALQ-UNREADABLE-EXRULE" } as const;
 
 /**
- * The 1-based line of each top-level BEGIN:VEVENT, in order, and the text
- * with every RRULE or EXRULE that cannot be read renamed to an X- property.
- * One bad rule would otherwise fail the whole text in ical.js (FREQ=FORTNIGHTLY,
- * BYMONTH=13) or be silently changed by it (INTERVAL=0 read as 1); renamed,
- * it costs only itself, its event is still read, and the reader reports it.
- * Renaming keeps every line where it was, so diagnostics' lines stay true.
+ * The line with an RRULE or EXRULE that cannot be read renamed to an X-
+ * property. One bad rule would otherwise fail the component in ical.js
+ * (FREQ=FORTNIGHTLY, BYMONTH=13) or be silently changed by it (INTERVAL=0
+ * read as 1, BYSETPOS=20260229T120000Z read as a number); renamed, it costs
+ * only itself, its event is still read, and the reader reports it.
  */
-function scanLines(text: string): { begins: number[]; text: string } {
-  const begins: number[] = [];
-  const lines = text.split("\n");
-  let renamed = false;
-  for (let i = 0; i < lines.length; i++) {
-    if (/^BEGIN:VEVENT\s*$/i.test(lines[i])) begins.push(i + 1);
-    const rule = /^(RRULE|EXRULE)(?=[;:])/i.exec(lines[i]);
-    if (rule === null) continue;
-    const first = i;
-    let logical = lines[i].replace(/\r$/, "");
-    while (i + 1 < lines.length && /^[ \t]/.test(lines[i + 1])) logical += lines[++i].replace(/\r$/, "").slice(1);
-    if (ruleReadable(logical)) continue;
-    const name = rule[1].toLowerCase() as keyof typeof UNREADABLE_RULE;
-    lines[first] = UNREADABLE_RULE[name] + lines[first].slice(rule[1].length);
-    renamed = true;
-  }
-  return { begins, text: renamed ? lines.join("\n") : text };
+function renameUnreadableRule(line: string): string {
+  const rule = /^(RRULE|EXRULE)(?=[;:])/i.exec(line);
+  if (rule === null || ruleReadable(line)) return line;
+  const name = rule[1].toLowerCase() as keyof typeof UNREADABLE_RULE;
+  return UNREADABLE_RULE[name] + line.slice(rule[1].length);
 }
 
-/** Whether ical.js reads a rule line as written: it lexes alone, and no INTERVAL=0. */
+/** The range of each numeric BYxxx part (RFC 5545 §3.3.10); a value outside it has no reading. */
+const BY_RANGES: Readonly<Record<string, readonly [number, number, boolean]>> = {
+  BYSECOND: [0, 60, false],
+  BYMINUTE: [0, 59, false],
+  BYHOUR: [0, 23, false],
+  BYMONTHDAY: [1, 31, true],
+  BYYEARDAY: [1, 366, true],
+  BYWEEKNO: [1, 53, true],
+  BYMONTH: [1, 12, false],
+  BYSETPOS: [1, 366, true],
+};
+
+/** Whether ical.js reads a rule line as written: it lexes alone, no INTERVAL=0, and every BYxxx number is in range. */
 function ruleReadable(logical: string): boolean {
   if (/[:;]INTERVAL=0*(;|$)/i.test(logical)) return false;
+  const value = logical.slice(logical.indexOf(":") + 1);
+  for (const part of value.split(";")) {
+    const [key, list] = part.split("=");
+    const range = BY_RANGES[key?.toUpperCase() ?? ""];
+    if (range === undefined || list === undefined) continue;
+    const [low, high, signed] = range;
+    for (const item of list.split(",")) {
+      if (!/^[+-]?\d{1,3}$/.test(item)) return false;
+      const number = Number(item);
+      const size = Math.abs(number);
+      if ((!signed && number < 0) || size < low || size > high) return false;
+    }
+  }
   try {
     ICAL.parse(`BEGIN:VEVENT\r\n${logical}\r\nEND:VEVENT\r\n`);
     return true;
@@ -261,51 +272,78 @@ function ruleReadable(logical: string): boolean {
   }
 }
 
-function errorText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.length > 120 ? `${message.slice(0, 120)}...` : message;
-}
-
 /** Reads components of one feed, resolving TZIDs against its VTIMEZONEs. */
 class CalendarReader {
-  private readonly definedZones = new Map<string, ZoneRules>();
+  private readonly timezones = new Map<string, { component: JCalComponent; line: number }>();
+  /** Each TZID's zone once resolved (undefined: floating), so each reading is reported once per feed. */
+  private readonly resolved = new Map<string, ZoneRules | undefined>();
+  /** The component being read, for diagnostics. */
+  private place: DiagnosticPlace = {};
 
   constructor(private readonly diagnostics: Diagnostic[]) {}
 
-  readTimezones(calendar: JCalComponent): void {
-    for (const component of calendar[2]) {
-      if (component[0] !== "vtimezone") continue;
-      const tzid = firstValue(component, "tzid");
-      if (typeof tzid !== "string") continue;
-      try {
-        this.definedZones.set(tzid, vtimezoneZone(tzid, component));
-      } catch (error) {
-        this.diagnostics.push({
-          code: "UNREADABLE_COMPONENT",
-          message: `VTIMEZONE ${tzid} could not be read (${errorText(error)})`,
-        });
-      }
+  /**
+   * Keeps a VTIMEZONE for its TZID. Its rules are computed only when an
+   * event uses that TZID and no IANA or Windows zone has the name (those
+   * come first, so a VTIMEZONE that cannot be read costs nothing then).
+   */
+  readTimezone(component: JCalComponent, line: number): void {
+    const tzid = firstValue(component, "tzid");
+    if (typeof tzid === "string") this.timezones.set(tzid, { component, line });
+  }
+
+  /** The zone of the feed's own VTIMEZONE for a TZID; undefined, with a warning, when it cannot be read. */
+  private definedZone(tzid: string): ZoneRules | undefined {
+    const defined = this.timezones.get(tzid);
+    if (defined === undefined) return undefined;
+    try {
+      return vtimezoneZone(tzid, defined.component);
+    } catch (error) {
+      if (!(error instanceof UnreadableTimezone)) throw error;
+      this.diagnostics.push(
+        diagnostic("UNREADABLE_TIMEZONE", `VTIMEZONE ${tzid} could not be read (${error.message}); its TZID was read without it`, {
+          line: defined.line,
+        }),
+      );
+      return undefined;
     }
   }
 
-  declaredZone(calendar: JCalComponent): ZoneRules | undefined {
-    const name = calendar[1].find((property) => property[0] === "x-wr-timezone")?.[3];
+  declaredZone(properties: readonly JCalProperty[]): ZoneRules | undefined {
+    const name = properties.find((property) => property[0] === "x-wr-timezone")?.[3];
     if (typeof name !== "string" || name.trim() === "") return undefined;
     // The calendar's zone is shown to callers, who may send it back: an IANA
     // or Windows name only, never a zone the feed defines for itself.
     const zone = ianaZone(name.trim()) ?? windowsZone(name.trim());
     if (zone === undefined) {
-      this.diagnostics.push({
-        code: "UNKNOWN_CALENDAR_ZONE",
-        message: `X-WR-TIMEZONE "${name}" is not a known zone; it was ignored`,
-      });
+      this.diagnostics.push(diagnostic("UNKNOWN_CALENDAR_ZONE", `X-WR-TIMEZONE "${name}" is not a known zone; it was ignored`));
     }
     return zone;
   }
 
-  /** IANA first, then Windows names, then the feed's own VTIMEZONE. */
+  /**
+   * IANA first, then Windows names, then the feed's own VTIMEZONE, then the
+   * producer forms of tzid.ts; a TZID none of them knows is read as floating
+   * (in the calendar's zone), with a warning, rather than losing the event.
+   */
   zone(tzid: string): ZoneRules | undefined {
-    return ianaZone(tzid) ?? windowsZone(tzid) ?? this.definedZones.get(tzid);
+    if (this.resolved.has(tzid)) return this.resolved.get(tzid);
+    let zone = ianaZone(tzid) ?? windowsZone(tzid) ?? this.definedZone(tzid);
+    if (zone === undefined) {
+      const reading = producerTzid(tzid);
+      zone = reading?.zone;
+      this.diagnostics.push(
+        reading === undefined
+          ? diagnostic(
+              "UNKNOWN_TZID",
+              `TZID "${tzid}" names no zone calq knows; its times were read as floating, in the calendar's zone`,
+              this.place,
+            )
+          : diagnostic("LENIENT_VALUE", reading.rule, this.place),
+      );
+    }
+    this.resolved.set(tzid, zone);
+    return zone;
   }
 
   readEvent(component: JCalComponent, line: number | undefined): EventComponent | undefined {
@@ -315,33 +353,39 @@ class CalendarReader {
     let uid = typeof uidValue === "string" ? uidValue : "";
     if (uid === "") {
       uid = derivedUid(properties);
-      this.diagnostics.push({ code: "MISSING_UID", message: "VEVENT has no UID; one was derived from its content", uid, line });
+      this.diagnostics.push(diagnostic("MISSING_UID", "VEVENT has no UID; one was derived from its content", { uid, line }));
     }
+    this.place = { uid, line };
     const unreadable = (name: string) => properties.filter((property) => property[0] === name.toLowerCase()).length;
     if (unreadable(UNREADABLE_RULE.exrule) > 0) {
       // Dropping an exclusion would add dates the feed excludes: leave the event out instead.
-      this.diagnostics.push({ code: "UNREADABLE_RRULE", message: "an EXRULE could not be read; the event was left out", uid, line });
+      this.diagnostics.push(diagnostic("UNREADABLE_RRULE", "an EXRULE could not be read; the event was left out", this.place));
       return undefined;
     }
     if (unreadable(UNREADABLE_RULE.rrule) > 0) {
-      this.diagnostics.push({
-        code: "UNREADABLE_RRULE",
-        message:
+      this.diagnostics.push(
+        diagnostic(
+          "UNREADABLE_RRULE",
           "an RRULE could not be read (an unknown FREQ, a value out of range, INTERVAL=0); the rule was dropped and the event keeps its other dates",
-        uid,
-        line,
-      });
+          this.place,
+        ),
+      );
     }
     try {
       const startProperty = properties.find((property) => property[0] === "dtstart");
       if (startProperty === undefined) {
-        this.diagnostics.push({ code: "MISSING_DTSTART", message: "VEVENT has no DTSTART; it was left out", uid, line });
+        this.diagnostics.push(diagnostic("MISSING_DTSTART", "VEVENT has no DTSTART; it was left out", this.place));
         return undefined;
       }
       const recurrenceIdProperty = properties.find((property) => property[0] === "recurrence-id");
       const durationValue = firstValue(component, "duration");
       const lastModified = properties.find((property) => property[0] === "last-modified");
       const sequence = firstValue(component, "sequence");
+      const written = this.startAndEnd(
+        this.timeValue(startProperty, startProperty[3]),
+        this.optionalTime(properties, "dtend"),
+        durationValue === undefined ? undefined : parseDuration(String(durationValue)),
+      );
       return {
         uid,
         line: line ?? 0,
@@ -351,9 +395,7 @@ class CalendarReader {
         transparent: textValue(component, "transp").toUpperCase() === "TRANSPARENT",
         lastModified: lastModified === undefined ? undefined : this.instantValue(lastModified),
         sequence: Number.isInteger(sequence) ? (sequence as number) : 0,
-        start: this.timeValue(startProperty, startProperty[3]),
-        end: this.optionalTime(properties, "dtend"),
-        duration: durationValue === undefined ? undefined : parseDuration(String(durationValue)),
+        ...written,
         rrules: recurValues(properties, "rrule"),
         exrules: recurValues(properties, "exrule"),
         rdates: properties.filter((property) => property[0] === "rdate").flatMap((property) => this.rdateValues(property)),
@@ -365,10 +407,55 @@ class CalendarReader {
       };
     } catch (error) {
       if (!(error instanceof UnreadableValue)) throw error;
-      const code = error.message.startsWith("unknown TZID") ? "UNKNOWN_TZID" : "UNREADABLE_COMPONENT";
-      this.diagnostics.push({ code, message: `${error.message}; the event was left out`, uid, line });
+      this.diagnostics.push(diagnostic("UNREADABLE_COMPONENT", `${error.message}; the event was left out`, this.place));
       return undefined;
     }
+  }
+
+  /**
+   * DTSTART with DTEND or DURATION, of whatever kinds the producer wrote,
+   * brought to one reading (issue 9, cases 2 and 3), each reported:
+   * - a DATE start with a DATE-TIME end is all-day, up to the end's date
+   *   (the day after it when the end is not at midnight);
+   * - a DATE-TIME start with a DATE end ends at the start of that date, in
+   *   the start's zone;
+   * - a floating value beside a zoned one is read in the other's zone;
+   * - an all-day event whose DTEND equals DTSTART lasts its day;
+   * - an all-day event with a DURATION in hours and below lasts whole days:
+   *   the duration rounded up, at least one (PT86400S is one day, PT1H is
+   *   the start's day).
+   */
+  private startAndEnd(
+    start: IcsTime,
+    end: IcsTime | undefined,
+    duration: IcsDuration | undefined,
+  ): { start: IcsTime; end?: IcsTime; duration?: IcsDuration } {
+    const lenient = (reading: string) => this.diagnostics.push(diagnostic("LENIENT_VALUE", reading, this.place));
+    if (end !== undefined) {
+      if (start.kind === "date" && end.kind === "date-time") {
+        const day = Math.floor(end.local / DAY_MS) * DAY_MS;
+        end = { kind: "date", local: day === end.local ? day : day + DAY_MS };
+        lenient("DTEND is a date-time while DTSTART is a date; the event was read as all-day, up to DTEND's date");
+      } else if (start.kind === "date-time" && end.kind === "date") {
+        end = { kind: "date-time", local: end.local, zone: start.zone };
+        lenient("DTEND is a date while DTSTART is a date-time; the event was read as ending at the start of that date, in DTSTART's zone");
+      } else if (start.kind === "date-time" && end.kind === "date-time" && (start.zone === undefined) !== (end.zone === undefined)) {
+        if (start.zone === undefined) start = { ...start, zone: end.zone };
+        else end = { ...end, zone: start.zone };
+        lenient("one of DTSTART and DTEND is floating and the other is not; the floating one was read in the other's zone");
+      }
+      if (start.kind === "date" && end.local === start.local) {
+        lenient("an all-day event's DTEND equals its DTSTART; it was read as lasting its day");
+        end = { kind: "date", local: start.local + DAY_MS };
+      }
+      return { start, end };
+    }
+    if (duration !== undefined && start.kind === "date" && duration.exactMs !== 0) {
+      const days = Math.max(1, duration.days + Math.ceil(duration.exactMs / DAY_MS));
+      lenient(`an all-day event's DURATION is not whole days; it was read as ${days} day${days === 1 ? "" : "s"}`);
+      return { start, duration: { days, exactMs: 0 } };
+    }
+    return { start, duration };
   }
 
   private optionalTime(properties: JCalProperty[], name: string): IcsTime | undefined {
@@ -399,16 +486,15 @@ class CalendarReader {
     if (utc) return { kind: "date-time", local, zone: UTC_ZONE };
     const tzid = property[1].tzid;
     if (tzid === undefined) return { kind: "date-time", local, zone: undefined };
-    const zone = this.zone(String(tzid));
-    if (zone === undefined) throw new UnreadableValue(`unknown TZID "${String(tzid)}" on ${property[0].toUpperCase()}`);
-    return { kind: "date-time", local, zone };
+    return { kind: "date-time", local, zone: this.zone(String(tzid)) };
   }
 
   private instantValue(property: JCalProperty): number | undefined {
     try {
       const time = this.timeValue(property, property[3]);
       return time.kind === "date-time" && time.zone === UTC_ZONE ? time.local : undefined;
-    } catch {
+    } catch (error) {
+      if (!(error instanceof UnreadableValue)) throw error;
       return undefined;
     }
   }
@@ -466,6 +552,9 @@ function parseDateTime(value: unknown, name: string): { local: number; utc: bool
   };
 }
 
+/** About 11,000 years: longer than any instant calq can serve (years 0001 to 9999). */
+const MAX_DURATION_DAYS = 4_000_000;
+
 const DURATION_PATTERN = /^([+-])?P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
 
 /** Parses an RFC 5545 duration; weeks and days are nominal, the rest exact. */
@@ -476,8 +565,11 @@ export function parseDuration(text: string): IcsDuration {
   }
   const [, sign, weeks, days, hours, minutes, seconds] = match;
   const direction = sign === "-" ? -1 : 1;
+  // Capped so the arithmetic stays exact; any end this far out is clamped to the end of 9999 later.
   return {
-    days: direction * (Number(weeks ?? 0) * 7 + Number(days ?? 0)),
-    exactMs: direction * ((Number(hours ?? 0) * 60 + Number(minutes ?? 0)) * 60 + Number(seconds ?? 0)) * 1000,
+    days: direction * Math.min(MAX_DURATION_DAYS, Number(weeks ?? 0) * 7 + Number(days ?? 0)),
+    exactMs:
+      direction *
+      Math.min(MAX_DURATION_DAYS * DAY_MS, ((Number(hours ?? 0) * 60 + Number(minutes ?? 0)) * 60 + Number(seconds ?? 0)) * 1000),
   };
 }

@@ -6,13 +6,16 @@
  */
 import { checkComplete, FeedFailure } from "../feeds/feed-read.js";
 import { decodeFeed } from "../ics/decode.js";
-import type { Diagnostic } from "../ics/diagnostic.js";
+import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { isICalendar } from "../ics/parse-calendar.js";
 import type { SnapshotInput } from "../store/snapshot.js";
 import { snapshotContentId } from "./content-id.js";
 
 /** What a build needs besides the bytes: the snapshot input, without what it finds in the bytes itself. */
-export type BuildRequest = Omit<SnapshotInput, "decoding" | "contentId">;
+export type BuildRequest = Omit<SnapshotInput, "decoding" | "contentId" | "partial"> & {
+  /** A feed cut before END:VCALENDAR is built in part rather than refused (ingest.ts, IngestOptions). */
+  readonly partialAllowed: boolean;
+};
 
 /** The text and input to build from; throws FeedFailure for bytes that cannot be a feed. */
 export function feedText(bytes: Uint8Array, request: BuildRequest): { text: string; input: SnapshotInput } {
@@ -20,16 +23,27 @@ export function feedText(bytes: Uint8Array, request: BuildRequest): { text: stri
   // An empty file is most often one caught between truncation and writing.
   if (text.trim() === "") throw new FeedFailure("truncated", "the feed is empty");
   if (!isICalendar(text)) throw new FeedFailure("not_icalendar", "the feed is not iCalendar text (no BEGIN:VCALENDAR)");
-  checkComplete(text);
-  const decoding: Diagnostic[] =
-    invalidUtf8Line === undefined
-      ? []
-      : [
-          {
-            code: "INVALID_UTF8",
-            message: "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8",
-            line: invalidUtf8Line,
-          },
-        ];
-  return { text, input: { ...request, decoding, contentId: snapshotContentId(bytes, request) } };
+  let partial = false;
+  try {
+    checkComplete(text);
+  } catch (error) {
+    if (!request.partialAllowed) throw error;
+    partial = true;
+  }
+  const decoding: Diagnostic[] = [];
+  if (partial) {
+    decoding.push(
+      diagnostic(
+        "FEED_TRUNCATED",
+        "the feed ends before END:VCALENDAR and has never loaded whole; its complete components are served, marked partial (stale), until a complete read replaces them",
+      ),
+    );
+  }
+  if (invalidUtf8Line !== undefined) {
+    decoding.push(
+      diagnostic("INVALID_UTF8", "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8", { line: invalidUtf8Line }),
+    );
+  }
+  const { partialAllowed: _partialAllowed, ...input } = request;
+  return { text, input: { ...input, decoding, partial, contentId: snapshotContentId(bytes, request) } };
 }

@@ -26,8 +26,13 @@ port.on("message", (task: BuildTask) => {
     }
   } catch (error) {
     if (error instanceof FeedFailure) answer = { kind: "refused", failure: error.failure, detail: error.message };
-    // The error's text may quote the feed; only its kind goes back.
-    else answer = { kind: "failed", errorName: error instanceof Error ? error.name : "error" };
+    // The error's text may quote the feed; only its kind and where it was thrown go back.
+    else
+      answer = {
+        kind: "failed",
+        errorName: error instanceof Error ? error.name : "error",
+        stack: error instanceof Error ? (error.stack ?? "").split("\n").slice(1).join("\n") : "",
+      };
   }
   port.postMessage(answer, transfer);
 });

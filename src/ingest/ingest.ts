@@ -18,6 +18,7 @@ import { availableParallelism } from "node:os";
 import type { CalendarConfig, FeedLimits } from "../config/config-model.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { FeedFailure, type FeedFailureClass } from "../feeds/feed-read.js";
+import { NotICalendarError } from "../ics/parse-calendar.js";
 import { buildSnapshotYielding, type Snapshot } from "../store/snapshot.js";
 import { type BuildRequest, feedText } from "./feed-text.js";
 import { type PackedSnapshot, unpackSnapshot } from "./packed-snapshot.js";
@@ -36,7 +37,8 @@ export type BuildAnswer =
   | { readonly kind: "built"; readonly packed: PackedSnapshot }
   | { readonly kind: "unpackable" }
   | { readonly kind: "refused"; readonly failure: FeedFailureClass; readonly detail: string }
-  | { readonly kind: "failed"; readonly errorName: string };
+  /** A throw other than FeedFailure: its name, and its stack without the message line (which may quote the feed). */
+  | { readonly kind: "failed"; readonly errorName: string; readonly stack: string };
 
 /**
  * How long one build may run in a worker before it is terminated: far above
@@ -53,21 +55,40 @@ function ingestPool(): WorkerPool<BuildAnswer> {
   return pool;
 }
 
-/** Builds a snapshot from a feed's bytes off the event loop; throws FeedFailure when they cannot be one. */
+/** How one build may go. */
+export interface IngestOptions {
+  /** How long the build may run in its worker (default BUILD_DEADLINE_MS). */
+  readonly deadlineMs?: number;
+  /**
+   * Text cut before its END:VCALENDAR gives a snapshot of its complete
+   * components, marked `partial`, instead of a `truncated` failure: for a
+   * calendar that has never loaded whole (issue 9, case 10).
+   */
+  readonly partialAllowed?: boolean;
+}
+
+/**
+ * Builds a snapshot from a feed's bytes off the event loop. Throws
+ * FeedFailure when the bytes cannot be a feed (parse_error only for text
+ * that is not iCalendar); any other error is a fault of calq's own and is
+ * thrown as it is, to be classified internal.
+ */
 export async function ingestFeed(
   bytes: Uint8Array,
   config: Pick<CalendarConfig, "id" | "timezone">,
   feeds: FeedLimits,
   limits: ExpansionLimits,
   readAt: number,
-  deadlineMs = BUILD_DEADLINE_MS,
+  options: IngestOptions = {},
 ): Promise<Snapshot> {
+  const deadlineMs = options.deadlineMs ?? BUILD_DEADLINE_MS;
   const request: BuildRequest = {
     calendarId: config.id,
     configuredZone: config.timezone,
     limits,
     readAt,
     maxComponents: feeds.maxComponents,
+    partialAllowed: options.partialAllowed ?? false,
   };
   try {
     if (limits.clock === undefined) {
@@ -78,7 +99,9 @@ export async function ingestFeed(
         case "refused":
           throw new FeedFailure(answer.failure, answer.detail);
         case "failed":
-          throw new FeedFailure("parse_error", `the text could not be read into events (${answer.errorName})`);
+          if (answer.errorName === "NotICalendarError")
+            throw new FeedFailure("parse_error", "the text could not be read into events (NotICalendarError)");
+          throw new IngestWorkerFault(answer.errorName, answer.stack);
         case "unpackable":
           break;
       }
@@ -90,7 +113,19 @@ export async function ingestFeed(
     if (error instanceof WorkerDeadlineError) {
       throw new FeedFailure("parse_error", `reading the feed took longer than ${Math.round(error.deadlineMs / 1000)} s; it was stopped`);
     }
-    // The error's text may quote the feed; the log gets its kind only.
-    throw new FeedFailure("parse_error", `the text could not be read into events (${error instanceof Error ? error.name : "error"})`);
+    // Only text that is no iCalendar is the feed's fault (parse_error); any
+    // other throw is a fault of calq's own and stays one (internal), by type.
+    if (error instanceof NotICalendarError)
+      throw new FeedFailure("parse_error", "the text could not be read into events (NotICalendarError)");
+    throw error;
+  }
+}
+
+/** A fault of calq's own inside an ingest worker, carried back by name and stack (never its message, which may quote the feed). */
+export class IngestWorkerFault extends Error {
+  constructor(faultName: string, workerStack: string) {
+    super(`an ingest worker failed with ${faultName}`);
+    this.name = "IngestWorkerFault";
+    this.stack = `${this.name}: ${this.message}\n${workerStack}`;
   }
 }

@@ -20,6 +20,8 @@ export interface PackedSnapshot {
   readonly zoneSource: ZoneSource;
   readonly dataAsOf: number;
   readonly eventCount: number;
+  /** The feed was cut and its complete components are served in part (Snapshot.partial). */
+  readonly partial: boolean;
   /** JSON of the diagnostics list. */
   readonly diagnostics: string;
   readonly index: IndexParts;
@@ -112,6 +114,7 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
     zoneSource: snapshot.zoneSource,
     dataAsOf: snapshot.dataAsOf,
     eventCount: snapshot.eventCount,
+    partial: snapshot.partial === true,
     diagnostics: JSON.stringify(snapshot.diagnostics),
     index: parts,
     ends,
@@ -175,6 +178,7 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
     },
     index,
     tails,
+    ...(packed.partial ? { partial: true } : {}),
   };
 }
 

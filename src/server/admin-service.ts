@@ -11,6 +11,7 @@ import {
   type CalendarAdminService,
   type CalendarStatus,
   CalendarStatusSchema,
+  DiagnosticSeverity,
   FeedDiagnosticSchema,
   FeedFailure as FeedFailureMessage,
   GetCalendarStatusResponseSchema,
@@ -27,6 +28,7 @@ import { assertNever } from "../exhaustive.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
 import { contentDigest, FeedFailure } from "../feeds/feed-read.js";
+import type { Severity } from "../ics/diagnostic.js";
 import { ingestFeed } from "../ingest/ingest.js";
 import type { Logger } from "../logging/logger.js";
 import type { CalendarStore, CalendarView, LoadFailure } from "../store/calendar-store.js";
@@ -67,6 +69,11 @@ const FILE_SYSTEM_REFUSALS = new Set([
   "EXDEV",
   "ELOOP",
 ]);
+
+const SEVERITIES: Record<Severity, DiagnosticSeverity> = {
+  warning: DiagnosticSeverity.WARNING,
+  error: DiagnosticSeverity.ERROR,
+};
 
 /** Diagnostics returned per status; the count says how many there are. */
 const MAX_DIAGNOSTICS = 1000;
@@ -194,6 +201,7 @@ function statusOf(view: CalendarView): CalendarStatus {
         message: diagnostic.message,
         uid: diagnostic.uid ?? "",
         line: diagnostic.line ?? 0,
+        severity: SEVERITIES[diagnostic.severity],
       }),
     ),
     refreshInterval: durationFromMs(config.refreshMs),

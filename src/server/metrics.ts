@@ -13,11 +13,15 @@
  *   calq_calendar_occurrences{calendar_id}        occurrences indexed in the current snapshot
  *   calq_calendar_events{calendar_id}             events in the current snapshot
  *   calq_calendar_stale{calendar_id}              1 when the last reload failed
+ *   calq_calendar_diagnostics{calendar_id,severity}
+ *                                                 diagnostics of the current snapshot: "error"
+ *                                                 (something left out) or "warning" (read by a rule)
  *
  * plus prom-client's process metrics. Labels are method names, status codes,
  * reasons and configured calendar ids: never anything a caller chose.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { countBySeverity, type Severity } from "../ics/diagnostic.js";
 import type { CalendarView } from "../store/calendar-store.js";
 import type { CallListener } from "./call-observer.js";
 
@@ -81,6 +85,22 @@ export class Metrics {
     perCalendar("calq_calendar_stale", "1 when the last reload failed and the last good snapshot is served.", (view) =>
       view.stale ? 1 : 0,
     );
+    new Gauge({
+      name: "calq_calendar_diagnostics",
+      help: "Diagnostics of the served snapshot, by severity: error (something left out) or warning (kept, read by a stated rule).",
+      labelNames: ["calendar_id", "severity"],
+      registers,
+      collect() {
+        this.reset();
+        for (const view of views()) {
+          if (view.snapshot === undefined) continue;
+          const counts = countBySeverity(view.snapshot.diagnostics);
+          for (const severity of Object.keys(counts) as Severity[]) {
+            this.set({ calendar_id: view.config.id, severity }, counts[severity]);
+          }
+        }
+      },
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 

@@ -4,7 +4,7 @@
  * metrics on an optional admin port. The port opens first, so health checks
  * can see the server NOT_SERVING while the calendars load.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import { ADMIN } from "../config/capabilities.js";
@@ -12,6 +12,7 @@ import { type CalqConfig, ConfigError } from "../config/config-model.js";
 import { DEFAULT_SERVE_SETTINGS, type ServeSettings } from "../config/server-config.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { removeInterruptedWrites } from "../feeds/durable-write.js";
+import { countBySeverity } from "../ics/diagnostic.js";
 import { type Logger, stderrLogger } from "../logging/logger.js";
 import { isLoopback } from "../net/loopback.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
@@ -84,7 +85,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     feedLimits: config.feeds,
     limits: options.limits,
     onLoadFailure: (calendarId, failure, detail) => {
-      log({ level: "warn", msg: "calendar load failed", calendar_id: calendarId, failure, detail });
+      // A fault of calq's own: its stack is the detail, and the id ties reports of it to this line.
+      const internal = failure === "internal" ? { level: "error", correlation_id: randomUUID() } : { level: "warn" };
+      log({ ...internal, msg: "calendar load failed", calendar_id: calendarId, failure, detail });
       metrics?.reloaded(calendarId, failure);
     },
     onLoaded: (snapshot) => {
@@ -219,11 +222,12 @@ function logSnapshot(log: Logger, snapshot: Snapshot): void {
     zone: snapshot.zone.name,
     zone_source: snapshot.zoneSource,
     diagnostics: snapshot.diagnostics.length,
+    ...diagnosticCounts(snapshot),
   });
   // Code, UID and line only: a diagnostic's message may quote the feed's text,
   // and event contents never go to the log (calq check and the admin API show it).
-  for (const { code, uid, line } of snapshot.diagnostics.slice(0, MAX_LOGGED_DIAGNOSTICS)) {
-    log({ level: "warn", msg: "feed diagnostic", calendar_id: snapshot.calendarId, code, uid, line });
+  for (const { code, severity, uid, line } of snapshot.diagnostics.slice(0, MAX_LOGGED_DIAGNOSTICS)) {
+    log({ level: "warn", msg: "feed diagnostic", calendar_id: snapshot.calendarId, code, severity, uid, line });
   }
   if (snapshot.diagnostics.length > MAX_LOGGED_DIAGNOSTICS) {
     log({
@@ -233,6 +237,12 @@ function logSnapshot(log: Logger, snapshot: Snapshot): void {
       count: snapshot.diagnostics.length - MAX_LOGGED_DIAGNOSTICS,
     });
   }
+}
+
+/** Errors (something left out) and warnings (read by a stated rule) of a snapshot, for its load line. */
+function diagnosticCounts(snapshot: Snapshot): { diagnostic_errors: number; diagnostic_warnings: number } {
+  const { error, warning } = countBySeverity(snapshot.diagnostics);
+  return { diagnostic_errors: error, diagnostic_warnings: warning };
 }
 
 /** Keys named by calq.yaml's search.cursor_key_env, or one random key for this process. */

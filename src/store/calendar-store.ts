@@ -66,7 +66,7 @@ export interface StoreOptions {
   /** Expansion bounds for a load at `now`; by default from feedLimits. */
   readonly limits?: (now: number) => ExpansionLimits;
   readonly now?: () => number;
-  /** Reports failures for the operator's log (never shown to callers). */
+  /** Reports failures for the operator's log (never shown to callers); an internal failure's detail is its stack. */
   readonly onLoadFailure?: (calendarId: string, failure: LoadFailure, detail: string) => void;
   /** Reports each new snapshot, diagnostics included, for the operator's log. */
   readonly onLoaded?: (snapshot: Snapshot) => void;
@@ -182,7 +182,13 @@ export class CalendarStore {
         this.options.onUnchanged?.(config.id);
         return { outcome: "unchanged" };
       }
-      const snapshot = await ingestFeed(read.bytes, config, this.feeds, this.limits(attemptAt), attemptAt);
+      // A cut feed is served in part only while nothing whole has been served (issue 9, case 10).
+      const partialAllowed = state.view.snapshot === undefined || state.view.snapshot.partial === true;
+      const snapshot = await ingestFeed(read.bytes, config, this.feeds, this.limits(attemptAt), attemptAt, { partialAllowed });
+      if (snapshot.partial === true) {
+        this.swapInPartial(state, snapshot, attemptAt);
+        return { outcome: "loaded", snapshot };
+      }
       this.swapIn(state, snapshot, read.version, attemptAt);
       return { outcome: "loaded", snapshot };
     } catch (error) {
@@ -201,7 +207,8 @@ export class CalendarStore {
           consecutiveFailures: status.consecutiveFailures + 1,
         },
       };
-      this.options.onLoadFailure?.(config.id, failure, error instanceof Error ? error.message : String(error));
+      const detail = error instanceof Error ? ((failure === "internal" ? error.stack : undefined) ?? error.message) : String(error);
+      this.options.onLoadFailure?.(config.id, failure, detail);
       return { outcome: "failed", failure };
     }
   }
@@ -212,6 +219,29 @@ export class CalendarStore {
     state.version = version;
     this.succeed(state, readAt, snapshot);
     this.prune(state);
+    this.options.onLoaded?.(snapshot);
+  }
+
+  /**
+   * Serves a cut feed's complete components while the read still counts as
+   * failed (truncated): the calendar shows stale, retries back off as after
+   * any failure, and no version is kept, so the next read rebuilds.
+   */
+  private swapInPartial(state: CalendarState, snapshot: Snapshot, readAt: number): void {
+    const { config, status } = state.view;
+    state.version = undefined;
+    state.view = {
+      config,
+      snapshot,
+      stale: true,
+      lastFailure: "truncated",
+      status: {
+        ...status,
+        lastAttemptAt: readAt,
+        lastFailure: { failure: "truncated", at: readAt },
+        consecutiveFailures: status.consecutiveFailures + 1,
+      },
+    };
     this.options.onLoaded?.(snapshot);
   }
 

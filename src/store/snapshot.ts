@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { type ExpansionLimits, expandCalendarSteps } from "../expand/expand-calendar.js";
 import { compareOccurrences, type Occurrence } from "../expand/occurrence.js";
-import type { Diagnostic } from "../ics/diagnostic.js";
+import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { parseCalendarSteps } from "../ics/parse-calendar.js";
 import { IntervalIndex } from "../index/interval-index.js";
 import type { SearchableOccurrences } from "../search/search-occurrences.js";
@@ -28,6 +28,12 @@ export interface Snapshot extends SearchableOccurrences {
   readonly dataAsOf: number;
   readonly diagnostics: readonly Diagnostic[];
   readonly eventCount: number;
+  /**
+   * True when the feed was cut (no END:VCALENDAR) and had never loaded
+   * whole: its complete components are served, the calendar is shown stale,
+   * and the next complete read replaces them (issue 9, case 10).
+   */
+  readonly partial?: boolean;
 }
 
 export interface SnapshotInput {
@@ -46,6 +52,8 @@ export interface SnapshotInput {
    * build was cut by something other than the bytes, the id is random.
    */
   readonly contentId?: string;
+  /** The text was cut before END:VCALENDAR: build its complete components and mark the snapshot partial. */
+  readonly partial?: boolean;
 }
 
 /**
@@ -87,10 +95,12 @@ function* buildSteps(text: string, input: SnapshotInput): Steps<Snapshot> {
   } else {
     zone = UTC_ZONE;
     zoneSource = "default";
-    diagnostics.push({
-      code: "NO_CALENDAR_ZONE",
-      message: "neither calq.yaml nor the feed (X-WR-TIMEZONE) gives the calendar a zone; floating times and all-day days are read in UTC",
-    });
+    diagnostics.push(
+      diagnostic(
+        "NO_CALENDAR_ZONE",
+        "neither calq.yaml nor the feed (X-WR-TIMEZONE) gives the calendar a zone; floating times and all-day days are read in UTC",
+      ),
+    );
   }
   yield;
   const expanded = yield* expandCalendarSteps(parsed.events, zone, input.limits);
@@ -99,7 +109,7 @@ function* buildSteps(text: string, input: SnapshotInput): Steps<Snapshot> {
   const index = new IntervalIndex<Occurrence>(expanded.occurrences, compareOccurrences);
   return {
     id:
-      input.contentId !== undefined && !diagnostics.some((diagnostic) => TIME_DEPENDENT_CUTS.has(diagnostic.code))
+      input.contentId !== undefined && !diagnostics.some((found) => TIME_DEPENDENT_CUTS.has(found.code))
         ? input.contentId
         : randomBytes(9).toString("base64url"),
     calendarId: input.calendarId,
@@ -110,5 +120,6 @@ function* buildSteps(text: string, input: SnapshotInput): Steps<Snapshot> {
     eventCount: expanded.eventCount,
     index,
     tails: expanded.tails,
+    ...(input.partial === true ? { partial: true } : {}),
   };
 }

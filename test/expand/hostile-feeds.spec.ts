@@ -112,7 +112,7 @@ describe("INTERVALs that never reach their BYHOUR/BYMINUTE/BYSECOND are refused 
 });
 
 describe("other hostile components", () => {
-  it("a VTIMEZONE whose observance recurs every minute is refused, and events in it are left out", () => {
+  it("a VTIMEZONE whose observance recurs every minute is refused, and events in it are read as floating, with warnings", () => {
     const text = ics(
       "BEGIN:VTIMEZONE",
       "TZID:Spinning",
@@ -127,8 +127,14 @@ describe("other hostile components", () => {
       ...vevent(...innocent),
     );
     const snapshot = snapshotOf(text, readAt, "UTC");
-    expect(snapshot.diagnostics.map((d) => d.code)).toEqual(["UNREADABLE_COMPONENT", "UNKNOWN_TZID"]);
-    expect(snapshot.index.items.map((occurrence) => occurrence.details.summary)).toEqual(["still here"]);
+    expect(snapshot.diagnostics.map((d) => [d.code, d.severity])).toEqual([
+      ["UNREADABLE_TIMEZONE", "warning"],
+      ["UNKNOWN_TZID", "warning"],
+    ]);
+    expect(snapshot.index.items.map((occurrence) => [occurrence.details.uid, new Date(occurrence.start).toISOString()]).sort()).toEqual([
+      ["innocent", "2026-11-30T09:00:00.000Z"],
+      ["spun", "2026-11-30T09:00:00.000Z"],
+    ]);
   });
 
   it("an event with 200,000 RDATEs loads and does not take the calendar down with it", () => {
@@ -140,10 +146,11 @@ describe("other hostile components", () => {
     expect(snapshot.index.size).toBeGreaterThan(1000);
   });
 
-  it("an all-day event with an hours-only DURATION is left out rather than shrunk to an hour", () => {
-    const { codes, summaries } = loaded(["UID:odd", "DTSTART;VALUE=DATE:20261130", "DURATION:PT1H", "SUMMARY:odd"]);
-    expect(codes).toContain("UNREADABLE_COMPONENT");
-    expect(summaries).toEqual(["still here"]);
+  it("an all-day event with an hours-only DURATION lasts its day (issue 9, case 3), with a warning", () => {
+    const { codes, snapshot } = loaded(["UID:odd", "DTSTART;VALUE=DATE:20261130", "DURATION:PT1H", "SUMMARY:odd"]);
+    expect(codes).toEqual(["LENIENT_VALUE"]);
+    const odd = snapshot.index.items.find((occurrence) => occurrence.details.uid === "odd");
+    expect([odd?.start, odd?.end]).toEqual([Date.UTC(2026, 10, 30), Date.UTC(2026, 11, 1)]);
   });
 
   it("stops indexing at the feed's cap and answers the rest on demand, exactly", () => {

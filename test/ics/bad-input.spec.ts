@@ -81,13 +81,18 @@ describe("a VEVENT whose DTEND is before its DTSTART (Apple export, LF)", () => 
   });
 });
 
-describe("a TZID that is neither IANA, Windows, nor defined by a VTIMEZONE", () => {
-  it("leaves the event out with UNKNOWN_TZID naming its UID and line, rather than guessing a zone", async () => {
-    expect(reported(await load("unknown-tzid.ics"))).toEqual([["UNKNOWN_TZID", "crm-export-4471@ops.example.com", 8]]);
+describe("a TZID that is an Outlook display name, with no VTIMEZONE (issue 9, case 4)", () => {
+  it("is read as the zone of its first city, with a LENIENT_VALUE warning naming the reading", async () => {
+    const snapshot = await load("unknown-tzid.ics");
+    expect(reported(snapshot)).toEqual([["LENIENT_VALUE", "crm-export-4471@ops.example.com", 8]]);
+    expect(snapshot.diagnostics[0]).toMatchObject({ severity: "warning", message: expect.stringContaining("Asia/Bangkok") });
   });
 
-  it("costs only that event", async () => {
-    expect(served(await load("unknown-tzid.ics"))).toEqual([["Rà soát sự cố", "2026-10-02T07:00:00.000Z", "2026-10-02T08:00:00.000Z"]]);
+  it("serves the event at its instants in that zone, and the others", async () => {
+    expect(served(await load("unknown-tzid.ics"))).toEqual([
+      ["Gặp khách hàng (xuất từ CRM)", "2026-10-02T02:00:00.000Z", "2026-10-02T03:00:00.000Z"],
+      ["Rà soát sự cố", "2026-10-02T07:00:00.000Z", "2026-10-02T08:00:00.000Z"],
+    ]);
   });
 });
 
@@ -136,11 +141,11 @@ describe("an RRULE with INTERVAL=0", () => {
 });
 
 describe("a garbled line inside one VEVENT (a folded DESCRIPTION that lost its leading space)", () => {
-  it("leaves out that VEVENT with UNREADABLE_COMPONENT naming its UID and line, after saying the text was read piecewise", async () => {
-    expect(reported(await load("garbled-line.ics"))).toEqual([
-      ["UNPARSABLE_TEXT", undefined, undefined],
-      ["UNREADABLE_COMPONENT", "6f5e4d3c-2b1a-4098-b7a6-958473625140", 14],
-    ]);
+  it("loses only that line (issue 9), with an UNREADABLE_LINE warning naming its VEVENT's UID and BEGIN line", async () => {
+    const snapshot = await load("garbled-line.ics");
+    expect(reported(snapshot)).toEqual([["UNREADABLE_LINE", "6f5e4d3c-2b1a-4098-b7a6-958473625140", 14]]);
+    expect(snapshot.diagnostics[0].severity).toBe("warning");
+    expect(snapshot.diagnostics[0].message).toContain("line 21");
   });
 
   it("keeps the calendar's X-WR-TIMEZONE, so the all-day and floating events stay in Berlin", async () => {
@@ -149,9 +154,10 @@ describe("a garbled line inside one VEVENT (a folded DESCRIPTION that lost its l
     expect(snapshot.zone.name).toBe("Europe/Berlin");
   });
 
-  it("serves every other component of the file", async () => {
+  it("serves every component of the file, the garbled one too", async () => {
     expect(served(await load("garbled-line.ics"))).toEqual([
       ["Planung Q4", "2026-10-05T08:00:00.000Z", "2026-10-05T09:00:00.000Z"],
+      ["Lieferantengespräch", "2026-10-06T08:00:00.000Z", "2026-10-06T09:00:00.000Z"],
       ["Kaffeerunde", "2026-10-07T13:00:00.000Z", "2026-10-07T14:00:00.000Z"],
       ["Brückentag", "2026-10-08T22:00:00.000Z", "2026-10-09T22:00:00.000Z"],
     ]);
@@ -159,18 +165,18 @@ describe("a garbled line inside one VEVENT (a folded DESCRIPTION that lost its l
 });
 
 describe("a file cut off inside a VEVENT, without END:VCALENDAR", () => {
-  it("is refused as truncated by the store rather than served as a shorter calendar", async () => {
+  it("never loaded before, is served in part by the store: its complete components, marked stale and truncated (issue 9, case 10)", async () => {
     const { outcome, store } = await reload("truncated.ics");
-    expect(outcome).toEqual({ outcome: "failed", failure: "truncated" });
-    expect(store.view("cal")!.snapshot).toBeUndefined();
+    expect(outcome.outcome).toBe("loaded");
+    const view = store.view("cal")!;
+    expect(view).toMatchObject({ stale: true, lastFailure: "truncated", snapshot: { partial: true } });
+    expect(served(view.snapshot!)).toHaveLength(4);
   });
 
   it("read on its own, names the cut VEVENT (UID and line) and keeps the complete ones in the feed's zone", () => {
     const snapshot = buildSnapshot(text("truncated.ics"), { calendarId: "cal", limits: defaultLimits(READ_AT), readAt: READ_AT });
-    expect(reported(snapshot)).toEqual([
-      ["UNPARSABLE_TEXT", undefined, undefined],
-      ["UNREADABLE_COMPONENT", "6c7d8e9f-0a1b-4c2d-9e3f-4a5b6c7d8e9f", 23],
-    ]);
+    expect(reported(snapshot)).toEqual([["FEED_TRUNCATED", "6c7d8e9f-0a1b-4c2d-9e3f-4a5b6c7d8e9f", 23]]);
+    expect(snapshot.diagnostics[0].severity).toBe("error");
     expect(snapshot.zoneSource).toBe("feed");
     expect(served(snapshot)).toEqual([
       ["Daily", "2026-10-12T07:30:00.000Z", "2026-10-12T08:00:00.000Z"],

@@ -82,12 +82,20 @@ describe("zones of DATE-TIME values", () => {
     expect(localToInstant(winter.zone!, winter.local)).toBe(Date.UTC(2026, 11, 15, 8));
   });
 
-  it("leaves out an event whose TZID is unknown and says which", () => {
+  it("reads an event whose TZID names no zone as floating, with one UNKNOWN_TZID warning per TZID (issue 9)", () => {
     const parsed = parseCalendar(
-      ics(...vevent("UID:lost", "DTSTART;TZID=Nowhere Standard Time:20261002T090000"), ...vevent("UID:kept", "DTSTART:20261002T020000Z")),
+      ics(
+        ...vevent("UID:lost", "DTSTART;TZID=Nowhere Standard Time:20261002T090000"),
+        ...vevent("UID:also", "DTSTART;TZID=Nowhere Standard Time:20261003T090000"),
+        ...vevent("UID:kept", "DTSTART:20261002T020000Z"),
+      ),
     );
-    expect(parsed.events.map((event) => event.uid)).toEqual(["kept"]);
-    expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: "UNKNOWN_TZID", uid: "lost", line: 4 })]);
+    expect(parsed.events.map((event) => [event.uid, event.start])).toEqual([
+      ["lost", { kind: "date-time", local: Date.UTC(2026, 9, 2, 9), zone: undefined }],
+      ["also", { kind: "date-time", local: Date.UTC(2026, 9, 3, 9), zone: undefined }],
+      ["kept", { kind: "date-time", local: Date.UTC(2026, 9, 2, 2), zone: expect.objectContaining({ name: "UTC" }) }],
+    ]);
+    expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: "UNKNOWN_TZID", severity: "warning", uid: "lost", line: 4 })]);
   });
 
   it("keeps floating times floating, for the calendar's zone to place", () => {
@@ -97,7 +105,7 @@ describe("zones of DATE-TIME values", () => {
 });
 
 describe("components that cannot be read", () => {
-  it("leaves out only the broken component, naming its UID and line", () => {
+  it("leaves out only an unreadable line, keeping its component and naming it by UID and BEGIN line", () => {
     const text = ics(
       ...vevent("UID:before", "DTSTART:20261002T020000Z"),
       ...vevent("UID:broken", "DTSTART:20261002T020000Z", "THIS LINE HAS NO COLON"),
@@ -106,12 +114,24 @@ describe("components that cannot be read", () => {
     const parsed = parseCalendar(text);
     expect(parsed.events.map((event) => [event.uid, event.line])).toEqual([
       ["before", 4],
+      ["broken", 9],
       ["after", 15],
     ]);
-    expect(parsed.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid, diagnostic.line])).toEqual([
-      ["UNPARSABLE_TEXT", undefined, undefined],
-      ["UNREADABLE_COMPONENT", "broken", 9],
+    expect(parsed.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.severity, diagnostic.uid, diagnostic.line])).toEqual([
+      ["UNREADABLE_LINE", "warning", "broken", 9],
     ]);
+  });
+
+  it("keeps every later line number true when a stray component precedes them", () => {
+    const text = ics(
+      "BEGIN:VTODO",
+      "UID:todo",
+      "X-BROKEN",
+      "END:VTODO",
+      ...vevent("UID:after", "DTSTART:20261003T020000Z", "DTEND:20261003T010000Z"),
+    );
+    const parsed = parseCalendar(text);
+    expect(parsed.events.map((event) => [event.uid, event.line])).toEqual([["after", 8]]);
   });
 
   it("drops an RRULE that says INTERVAL=0 rather than reading it as 1; the event keeps its DTSTART", () => {

@@ -16,7 +16,7 @@ import { ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);
 const ingest = (text: string, deadlineMs?: number) =>
-  ingestFeed(Buffer.from(text), { id: "t" }, DEFAULT_FEED_LIMITS, defaultLimits(readAt), readAt, deadlineMs);
+  ingestFeed(Buffer.from(text), { id: "t" }, DEFAULT_FEED_LIMITS, defaultLimits(readAt), readAt, { deadlineMs });
 const year = { start: Date.UTC(2026, 10, 1), endExclusive: Date.UTC(2027, 10, 1) };
 
 describe("ingestFeed", () => {

@@ -6,7 +6,7 @@
 import { lstatSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FeedFailure, ReloadOutcome, SourceKind } from "../../gen/calq/v1/calendar_admin_service_pb.js";
+import { DiagnosticSeverity, FeedFailure, ReloadOutcome, SourceKind } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import { type FeedServer, startFeedServer, status, versioned } from "../support/feed-server.js";
 import { feed } from "../support/feeds.js";
@@ -141,7 +141,12 @@ describe("GetCalendarStatus", () => {
     expect(local.lastSuccessTime).toBeDefined();
     expect(local.refreshInterval?.seconds).toBe(300n);
     expect(local.diagnostics).toHaveLength(1);
-    expect(local.diagnostics[0]).toMatchObject({ code: "END_BEFORE_START", uid: "reversed@calq.test", line: 12 });
+    expect(local.diagnostics[0]).toMatchObject({
+      code: "END_BEFORE_START",
+      uid: "reversed@calq.test",
+      line: 12,
+      severity: DiagnosticSeverity.ERROR,
+    });
     expect(remote.sourceKind).toBe(SourceKind.HTTP);
   });
 
@@ -156,10 +161,13 @@ describe("GetCalendarStatus", () => {
 describe("the server log", () => {
   it("names a diagnostic by code, UID and line, never with the feed's text", async () => {
     const diagnostics = logs.filter((record) => record.msg === "feed diagnostic" && record.calendar_id === "private");
-    expect(diagnostics.map((record) => [record.code, record.uid, record.line])).toEqual([
-      ["UNPARSABLE_TEXT", undefined, undefined],
-      ["UNREADABLE_COMPONENT", "garbled@calq.test", 12],
+    expect(diagnostics.map((record) => [record.code, record.severity, record.uid, record.line])).toEqual([
+      ["UNREADABLE_LINE", "warning", "garbled@calq.test", 12],
     ]);
+    // The load line counts them by severity: nothing was left out.
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: "calendar loaded", calendar_id: "private", diagnostic_errors: 0, diagnostic_warnings: 1 }),
+    );
     expect(JSON.stringify(logs)).not.toContain("Confidential");
     // The admin API, for operators, does show what was wrong.
     const { calendars } = await admin.getCalendarStatus("private");

@@ -81,6 +81,9 @@ describe("metrics on the admin port", () => {
     expect(sample(text, 'calq_calendar_events{calendar_id="work"}')).toBe(2);
     expect(sample(text, 'calq_calendar_stale{calendar_id="work"}')).toBe(0);
     expect(sample(text, 'calq_calendar_snapshot_age_seconds{calendar_id="work"}')).toBeGreaterThanOrEqual(0);
+    // The feed names no zone (a warning: it is read in UTC) and leaves nothing out.
+    expect(sample(text, 'calq_calendar_diagnostics{calendar_id="work",severity="warning"}')).toBe(1);
+    expect(sample(text, 'calq_calendar_diagnostics{calendar_id="work",severity="error"}')).toBe(0);
 
     served.writeCalendar("work", "<html>upstream error</html>");
     await served.server.store.reload("work");

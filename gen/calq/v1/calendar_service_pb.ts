@@ -242,7 +242,9 @@ export type SearchEventsResponse = Message<"calq.v1.SearchEventsResponse"> & {
 
   /**
    * True when the last reload of the feed failed and this last good snapshot
-   * is being served instead; results may miss recent changes.
+   * is being served instead; results may miss recent changes. Also true when
+   * the feed has never been read whole (it was cut before its end): then only
+   * its complete events are served, and results may miss events.
    *
    * @generated from field: bool stale = 7;
    */
@@ -517,7 +519,8 @@ export type CalendarInfo = Message<"calq.v1.CalendarInfo"> & {
   dataAsOf?: Timestamp | undefined;
 
   /**
-   * True when the last reload failed and the last good snapshot is served.
+   * True when the last reload failed and the last good snapshot is served,
+   * or, for a feed never read whole, its complete events only.
    *
    * @generated from field: bool stale = 6;
    */

@@ -1,0 +1,191 @@
+/**
+ * Feed text to content lines grouped by component, before ical.js sees any
+ * of it (issue 9). ical.js fails a whole text on one line it cannot lex (a
+ * stray line of a DESCRIPTION, an unbalanced quote, an X- property without a
+ * colon); here such a line costs only itself. The component boundaries found
+ * here are the ones every later stage uses, so each diagnostic's line is the
+ * line of its component's BEGIN in the feed, whatever else the feed holds.
+ *
+ * Boundaries as producers write them:
+ * - text after END:VCALENDAR (a cache comment) is ignored, with a warning;
+ * - a component outside any VCALENDAR, or in a second one, is read, with a
+ *   warning;
+ * - a component whose END is missing ends at the next BEGIN of a component
+ *   that only stands in a VCALENDAR (VEVENT, VTIMEZONE, ...), with a warning;
+ * - a component the text ends inside is left out (FEED_TRUNCATED).
+ */
+import { type Diagnostic, diagnostic } from "./diagnostic.js";
+
+/** One logical (unfolded) content line and the 1-based feed line it starts on. */
+export interface ContentLine {
+  readonly text: string;
+  readonly line: number;
+}
+
+/** A top-level component: its name (upper case), its BEGIN line, and every line between BEGIN and END, nested ones included. */
+export interface LexedComponent {
+  readonly name: string;
+  readonly line: number;
+  readonly lines: readonly ContentLine[];
+}
+
+export interface LexedFeed {
+  /** The VCALENDAR's own properties (of every VCALENDAR, in order). */
+  readonly calendarLines: readonly ContentLine[];
+  readonly components: readonly LexedComponent[];
+}
+
+/**
+ * A content line RFC 5545 §3.1 can lex: a name, parameters whose values are
+ * quoted or free of `";:,`, then a colon. The value may be anything.
+ */
+const CONTENT_LINE = /^[A-Za-z0-9-]+(?:;[A-Za-z0-9-]+=(?:"[^"]*"|[^";:,]*)(?:,(?:"[^"]*"|[^";:,]*))*)*:/;
+
+/** Components that only ever stand directly in a VCALENDAR (RFC 5545 §3.6): one never opens inside another. */
+const TOP_LEVEL = new Set(["VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY"]);
+
+/** Splits the text into components; what it cannot use is reported into `diagnostics`. */
+export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
+  const calendarLines: ContentLine[] = [];
+  const components: LexedComponent[] = [];
+  let phase: "before" | "inside" | "after" = "before";
+  let open: { name: string; line: number; lines: ContentLine[]; stack: string[] } | undefined;
+  let textAfterReported = false;
+  const close = () => {
+    if (open !== undefined) components.push({ name: open.name, line: open.line, lines: open.lines });
+    open = undefined;
+  };
+
+  for (const content of logicalLines(text)) {
+    const { text: row, line } = content;
+    if (!CONTENT_LINE.test(row)) {
+      if (open === undefined && phase !== "inside") {
+        if (phase === "after" && !textAfterReported) {
+          textAfterReported = true;
+          diagnostics.push(diagnostic("TEXT_AFTER_END", "text after END:VCALENDAR was ignored", { line }));
+        }
+        continue;
+      }
+      diagnostics.push(
+        diagnostic(
+          "UNREADABLE_LINE",
+          `line ${line} could not be read (no name and colon, or an unbalanced quote); only that line was left out`,
+          open === undefined ? { line } : { uid: uidOf(open.lines), line: open.line },
+        ),
+      );
+      continue;
+    }
+    const begin = /^BEGIN:([A-Za-z0-9-]+)\s*$/i.exec(row)?.[1].toUpperCase();
+    const end = /^END:([A-Za-z0-9-]+)\s*$/i.exec(row)?.[1].toUpperCase();
+    if (begin === "VCALENDAR" && open === undefined) {
+      if (phase === "after") {
+        diagnostics.push(diagnostic("OUTSIDE_CALENDAR", "a second VCALENDAR follows the first; its components were read too", { line }));
+      }
+      phase = "inside";
+      continue;
+    }
+    if (end === "VCALENDAR") {
+      if (open !== undefined) {
+        diagnostics.push(
+          diagnostic("UNREADABLE_LINE", `END:${open.name} is missing; the component was closed at END:VCALENDAR`, {
+            uid: uidOf(open.lines),
+            line: open.line,
+          }),
+        );
+        close();
+      }
+      phase = "after";
+      continue;
+    }
+    if (open === undefined) {
+      if (begin !== undefined) {
+        if (phase !== "inside") {
+          diagnostics.push(
+            diagnostic("OUTSIDE_CALENDAR", `BEGIN:${begin} is outside any VCALENDAR; the component was read anyway`, { line }),
+          );
+        }
+        open = { name: begin, line, lines: [], stack: [begin] };
+      } else if (phase === "inside") {
+        if (end === undefined) calendarLines.push(content);
+      } else if (phase === "after" && !textAfterReported) {
+        textAfterReported = true;
+        diagnostics.push(diagnostic("TEXT_AFTER_END", "text after END:VCALENDAR was ignored", { line }));
+      }
+      continue;
+    }
+    if (begin !== undefined && TOP_LEVEL.has(begin)) {
+      // BEGIN:VEVENT inside a VEVENT (or any component): the open one's END was lost.
+      diagnostics.push(
+        diagnostic("UNREADABLE_LINE", `END:${open.name} is missing; the component was closed at the next BEGIN:${begin}`, {
+          uid: uidOf(open.lines),
+          line: open.line,
+        }),
+      );
+      close();
+      open = { name: begin, line, lines: [], stack: [begin] };
+      continue;
+    }
+    if (begin !== undefined) {
+      open.stack.push(begin);
+      open.lines.push(content);
+      continue;
+    }
+    if (end !== undefined) {
+      const depth = open.stack.lastIndexOf(end);
+      if (depth === -1) {
+        diagnostics.push(
+          diagnostic("UNREADABLE_LINE", `END:${end} on line ${line} matches no BEGIN; only that line was left out`, {
+            uid: uidOf(open.lines),
+            line: open.line,
+          }),
+        );
+        continue;
+      }
+      if (depth === 0) {
+        close();
+        continue;
+      }
+      // Nested components whose END was lost end here with their parent.
+      for (let unclosed = open.stack.length - 1; unclosed > depth; unclosed--) {
+        open.lines.push({ text: `END:${open.stack[unclosed]}`, line });
+      }
+      open.stack.length = depth;
+      open.lines.push(content);
+      continue;
+    }
+    open.lines.push(content);
+  }
+  if (open !== undefined) {
+    diagnostics.push(
+      diagnostic("FEED_TRUNCATED", `the feed ends inside this ${open.name}; it was left out`, { uid: uidOf(open.lines), line: open.line }),
+    );
+  }
+  return { calendarLines, components };
+}
+
+/** The UID of a component's lines, for diagnostics. */
+export function uidOf(lines: readonly ContentLine[]): string | undefined {
+  for (const { text } of lines) {
+    const match = /^UID(?:;[^:]*)?:(.*)$/i.exec(text);
+    if (match !== null) return match[1].trim();
+  }
+  return undefined;
+}
+
+/** Unfolds the text (RFC 5545 §3.1) into logical lines, each with the feed line it starts on; blank lines are skipped. */
+function* logicalLines(text: string): Generator<ContentLine> {
+  const rows = text.split(/\r\n|\n|\r/);
+  let current: string | undefined;
+  let currentLine = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if ((row.startsWith(" ") || row.startsWith("\t")) && current !== undefined) {
+      current += row.slice(1);
+      continue;
+    }
+    if (current !== undefined && current !== "") yield { text: current, line: currentLine };
+    current = row;
+    currentLine = i + 1;
+  }
+  if (current !== undefined && current !== "") yield { text: current, line: currentLine };
+}

@@ -1,0 +1,395 @@
+/**
+ * How calq reads imperfect feeds (issue 9, docs/imperfect-feeds.md): one
+ * fixture per case, each written for this test after a producer's pattern,
+ * loaded the way `calq serve` loads a feed (CalendarStore) and searched
+ * in process. Per fixture: the exact instants served, and which diagnostics
+ * are errors (something left out) and which are warnings (kept, read by a
+ * stated rule). Then a property: a fixture with any one line replaced by
+ * garbage still serves every event that line was not part of.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_REFRESH_MS } from "../../src/config/config-model.js";
+import type { Occurrence } from "../../src/expand/occurrence.js";
+import { CalendarStore } from "../../src/store/calendar-store.js";
+import type { Snapshot } from "../../src/store/snapshot.js";
+import { searchAll, snapshotOf } from "../support/feeds.js";
+
+const IMPERFECT = join(import.meta.dirname, "../fixtures/imperfect");
+const READ_AT = Date.UTC(2026, 10, 29);
+/** Every fixture's events lie in October 2026; the window has room for any zone. */
+const AUTUMN = { start: Date.UTC(2026, 8, 28), endExclusive: Date.UTC(2026, 10, 4) };
+const scratch = mkdtempSync(join(tmpdir(), "calq-imperfect-"));
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function fixture(name: string): string {
+  return readFileSync(join(IMPERFECT, name), "utf8");
+}
+
+/** A store over one file holding `text`, as `calq serve` reads a calendar. */
+function storeOver(text: string): { store: CalendarStore; write: (next: string) => void } {
+  const path = join(scratch, `${Math.random().toString(36).slice(2)}.ics`);
+  writeFileSync(path, text);
+  const store = new CalendarStore(
+    [{ id: "cal", source: { kind: "file", path }, refreshMs: DEFAULT_REFRESH_MS, name: "cal", readers: [] }],
+    { retentionMs: 15 * 60_000, now: () => READ_AT },
+  );
+  return { store, write: (next) => writeFileSync(path, next) };
+}
+
+async function load(name: string): Promise<Snapshot> {
+  const { store } = storeOver(fixture(name));
+  const outcome = await store.reload("cal");
+  if (outcome.outcome !== "loaded") throw new Error(`${name} did not load: ${JSON.stringify(outcome)}`);
+  return outcome.snapshot;
+}
+
+/** [summary, start, end] of every occurrence overlapping autumn 2026, in search order. */
+function served(snapshot: Snapshot): [string, string, string][] {
+  return searchAll(snapshot, AUTUMN, "overlap").map((occurrence: Occurrence) => [
+    occurrence.details.summary,
+    new Date(occurrence.start).toISOString(),
+    new Date(occurrence.end).toISOString(),
+  ]);
+}
+
+/** [code, uid] of each error, in report order. */
+function errors(snapshot: Snapshot): [string, string | undefined][] {
+  return snapshot.diagnostics.filter((d) => d.severity === "error").map((d) => [d.code, d.uid]);
+}
+
+/** [code, uid] of each warning, once per pair, in report order. */
+function warnings(snapshot: Snapshot): [string, string | undefined][] {
+  const seen = new Set<string>();
+  return snapshot.diagnostics
+    .filter((d) => d.severity === "warning")
+    .map((d): [string, string | undefined] => [d.code, d.uid])
+    .filter((pair) => !seen.has(pair.join("|")) && seen.add(pair.join("|")) !== undefined);
+}
+
+describe("case 1: dates without VALUE=DATE (Calendar Labs, old Google exports)", () => {
+  it("reads them as dates in DTSTART, DTEND, EXDATE, RDATE and RECURRENCE-ID, and a bad EXDATE value costs only itself", async () => {
+    const snapshot = await load("dates-without-value-date.ics");
+    expect(served(snapshot)).toEqual([
+      ["Gym day", "2026-10-02T07:00:00.000Z", "2026-10-03T07:00:00.000Z"],
+      ["Sprint day", "2026-10-05T07:00:00.000Z", "2026-10-06T07:00:00.000Z"],
+      ["Columbus Day", "2026-10-12T07:00:00.000Z", "2026-10-13T07:00:00.000Z"],
+      // The EXDATE "2026-10-16" has no reading: only that exclusion is lost.
+      ["Gym day", "2026-10-16T07:00:00.000Z", "2026-10-17T07:00:00.000Z"],
+      ["Sprint day (moved)", "2026-10-20T07:00:00.000Z", "2026-10-21T07:00:00.000Z"],
+      ["Sprint day", "2026-10-26T07:00:00.000Z", "2026-10-27T07:00:00.000Z"],
+      ["Sprint day", "2026-10-28T07:00:00.000Z", "2026-10-29T07:00:00.000Z"],
+      ["Halloween", "2026-10-31T07:00:00.000Z", "2026-11-01T07:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([["UNREADABLE_VALUE", "gym-day@old-google.example"]]);
+    expect(warnings(snapshot)).toEqual([
+      ["LENIENT_VALUE", "20261012_us_columbus@holidays.example"],
+      ["LENIENT_VALUE", "halloween-2026@old-google.example"],
+      ["LENIENT_VALUE", "sprint-day@old-google.example"],
+    ]);
+  });
+});
+
+describe("case 2: DTSTART and DTEND of different kinds", () => {
+  it("reads a date start with a date-time end as all-day, a date end as midnight in the start's zone, a floating value in the other's zone", async () => {
+    const snapshot = await load("mixed-kinds.ics");
+    expect(served(snapshot)).toEqual([
+      ["Offsite", "2026-10-04T22:00:00.000Z", "2026-10-06T22:00:00.000Z"],
+      ["Team party", "2026-10-07T16:00:00.000Z", "2026-10-07T22:00:00.000Z"],
+      ["Call with New York", "2026-10-09T13:00:00.000Z", "2026-10-09T14:00:00.000Z"],
+      ["Second call with New York", "2026-10-12T13:00:00.000Z", "2026-10-12T14:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([]);
+    expect(warnings(snapshot).map(([code]) => code)).toEqual(["LENIENT_VALUE", "LENIENT_VALUE", "LENIENT_VALUE", "LENIENT_VALUE"]);
+  });
+});
+
+describe("case 3: all-day events with a sub-day DURATION (Zimbra) or DTEND equal to DTSTART", () => {
+  it("reads them as whole days: the duration rounded up, at least one", async () => {
+    const snapshot = await load("all-day-durations.ics");
+    expect(served(snapshot)).toEqual([
+      ["Holiday (one hour)", "2026-10-04T22:00:00.000Z", "2026-10-05T22:00:00.000Z"],
+      ["Conference (36 hours)", "2026-10-06T22:00:00.000Z", "2026-10-08T22:00:00.000Z"],
+      ["Moving day", "2026-10-09T22:00:00.000Z", "2026-10-10T22:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([]);
+    expect(warnings(snapshot)).toHaveLength(3);
+  });
+});
+
+describe("case 4: TZIDs without a VTIMEZONE", () => {
+  it("resolves vendor prefixes, Outlook display names and Windows names, and reads an unknown one as floating", async () => {
+    const snapshot = await load("vendor-tzids.ics");
+    expect(served(snapshot)).toEqual([
+      ["Thunderbird standup", "2026-10-05T13:00:00.000Z", "2026-10-05T14:00:00.000Z"],
+      ["Evolution review", "2026-10-06T08:00:00.000Z", "2026-10-06T09:00:00.000Z"],
+      ["KOrganizer sync", "2026-10-07T00:00:00.000Z", "2026-10-07T01:00:00.000Z"],
+      ["OWA planning", "2026-10-08T13:00:00.000Z", "2026-10-08T14:00:00.000Z"],
+      ["OWA retro", "2026-10-09T07:00:00.000Z", "2026-10-09T08:00:00.000Z"],
+      ["Windows zone name", "2026-10-10T00:00:00.000Z", "2026-10-10T01:00:00.000Z"],
+      // Floating, in the calendar's zone (Asia/Ho_Chi_Minh, +07:00).
+      ["No such zone", "2026-10-12T02:00:00.000Z", "2026-10-12T03:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([]);
+    expect(warnings(snapshot).map(([code]) => code)).toEqual([
+      "LENIENT_VALUE",
+      "LENIENT_VALUE",
+      "LENIENT_VALUE",
+      "LENIENT_VALUE",
+      "LENIENT_VALUE",
+      "UNKNOWN_TZID",
+    ]);
+  });
+
+  it("a VTIMEZONE that cannot be read falls back to its TZID's IANA zone, else floating, with warnings", async () => {
+    const snapshot = await load("broken-vtimezone.ics");
+    expect(served(snapshot)).toEqual([
+      ["IANA TZID with a broken VTIMEZONE", "2026-10-05T07:00:00.000Z", "2026-10-05T08:00:00.000Z"],
+      ["Own TZID with a broken VTIMEZONE", "2026-10-06T09:00:00.000Z", "2026-10-06T10:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([]);
+    expect(warnings(snapshot)).toEqual([
+      ["UNREADABLE_TIMEZONE", undefined],
+      ["UNKNOWN_TZID", "vtz-2@sync.example"],
+    ]);
+  });
+});
+
+describe("case 5: one unreadable content line", () => {
+  it("loses only that line (a broken fold, an unbalanced quote, an X- property without a value), unless it is DTSTART", async () => {
+    const snapshot = await load("unreadable-lines.ics");
+    expect(served(snapshot)).toEqual([
+      ["Broken fold", "2026-10-05T08:00:00.000Z", "2026-10-05T09:00:00.000Z"],
+      ["Unbalanced quote", "2026-10-06T08:00:00.000Z", "2026-10-06T09:00:00.000Z"],
+      ["X- property without a value", "2026-10-07T08:00:00.000Z", "2026-10-07T09:00:00.000Z"],
+      ["Untouched", "2026-10-09T08:00:00.000Z", "2026-10-09T09:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([["MISSING_DTSTART", "nostart-4@groupware.example"]]);
+    expect(warnings(snapshot)).toEqual([
+      ["UNREADABLE_LINE", "fold-1@groupware.example"],
+      ["UNREADABLE_LINE", "quote-2@groupware.example"],
+      ["UNREADABLE_LINE", "xprop-3@groupware.example"],
+      ["UNREADABLE_LINE", "nostart-4@groupware.example"],
+    ]);
+  });
+});
+
+describe("case 6: small value slips", () => {
+  it("reads trailing whitespace, DTEND:None, an empty EXDATE, BYDAY with spaces, COUNT=-1 with UNTIL and RDATE periods", async () => {
+    const snapshot = await load("value-slips.ics");
+    expect(served(snapshot)).toEqual([
+      ["Trailing space", "2026-10-05T14:00:00.000Z", "2026-10-05T14:10:00.000Z"],
+      ["DTEND None", "2026-10-05T16:00:00.000Z", "2026-10-05T16:00:00.000Z"],
+      ["Empty EXDATE", "2026-10-06T05:00:00.000Z", "2026-10-07T05:00:00.000Z"],
+      ["Empty EXDATE", "2026-10-07T05:00:00.000Z", "2026-10-08T05:00:00.000Z"],
+      ["CDO BYDAY", "2026-10-12T13:00:00.000Z", "2026-10-12T13:30:00.000Z"],
+      ["CDO BYDAY", "2026-10-14T13:00:00.000Z", "2026-10-14T13:30:00.000Z"],
+      ["CDO BYDAY", "2026-10-16T13:00:00.000Z", "2026-10-16T13:30:00.000Z"],
+      ["COUNT=-1", "2026-10-19T12:00:00.000Z", "2026-10-19T12:15:00.000Z"],
+      ["COUNT=-1", "2026-10-20T12:00:00.000Z", "2026-10-20T12:15:00.000Z"],
+      ["Periods", "2026-10-21T15:00:00.000Z", "2026-10-21T16:00:00.000Z"],
+      ["Periods", "2026-10-22T15:00:00.000Z", "2026-10-22T17:00:00.000Z"],
+      ["Periods", "2026-10-23T15:00:00.000Z", "2026-10-23T15:30:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([]);
+    expect(warnings(snapshot).map(([, uid]) => uid)).toEqual([
+      "slip-duration@exporter.example",
+      "slip-none@exporter.example",
+      "slip-empty-exdate@exporter.example",
+      "slip-cdo@exporter.example",
+      "slip-count@exporter.example",
+      "slip-period@exporter.example",
+    ]);
+  });
+});
+
+describe("case 7: duplicate UIDs without RECURRENCE-ID", () => {
+  it("keeps the higher SEQUENCE wherever it stands, the last of a tie, and distinct single events that share a UID", async () => {
+    const snapshot = await load("duplicate-uids.ics");
+    expect(served(snapshot)).toEqual([
+      ["Review (moved, sequence 2)", "2026-10-05T09:00:00.000Z", "2026-10-05T10:00:00.000Z"],
+      ["Retro (last copy)", "2026-10-06T09:00:00.000Z", "2026-10-06T10:00:00.000Z"],
+      ["Paper collection", "2026-10-06T22:00:00.000Z", "2026-10-07T22:00:00.000Z"],
+      ["Paper collection", "2026-10-13T22:00:00.000Z", "2026-10-14T22:00:00.000Z"],
+      ["Paper collection", "2026-10-20T22:00:00.000Z", "2026-10-21T22:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([]);
+    expect(warnings(snapshot)).toEqual([
+      ["DUPLICATE_UID", "review@google.example"],
+      ["DUPLICATE_UID", "retro@google.example"],
+      ["DUPLICATE_UID", "waste-collection@municipality.example"],
+    ]);
+  });
+
+  it("gives distinct events that share a UID distinct event_ids", async () => {
+    const snapshot = await load("duplicate-uids.ics");
+    const ids = searchAll(snapshot, AUTUMN, "overlap")
+      .filter((occurrence) => occurrence.details.summary === "Paper collection")
+      .map((occurrence) => occurrence.details.uidKey);
+    expect(new Set(ids).size).toBe(3);
+  });
+});
+
+describe("case 8: Exchange all-day overrides with a midnight date-time RECURRENCE-ID", () => {
+  it("match their slot by the wall-clock date, so the moved day is served once, on its new date; a midnight EXDATE excludes its day", async () => {
+    const snapshot = await load("exchange-all-day-override.ics");
+    expect(served(snapshot)).toEqual([
+      ["Homeoffice", "2026-10-05T00:00:00.000Z", "2026-10-06T00:00:00.000Z"],
+      ["Homeoffice (verschoben)", "2026-10-13T00:00:00.000Z", "2026-10-14T00:00:00.000Z"],
+      ["Homeoffice", "2026-10-19T00:00:00.000Z", "2026-10-20T00:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([]);
+    expect(warnings(snapshot)).toEqual([["NO_CALENDAR_ZONE", undefined]]);
+  });
+});
+
+describe("case 9: feed boundaries", () => {
+  it("reads components outside the VCALENDAR and in a second one, ignores text after END:VCALENDAR, each with a warning", async () => {
+    const snapshot = await load("feed-boundaries.ics");
+    expect(served(snapshot)).toEqual([
+      ["In the first calendar", "2026-10-05T02:00:00.000Z", "2026-10-05T03:00:00.000Z"],
+      ["Outside any calendar", "2026-10-06T02:00:00.000Z", "2026-10-06T03:00:00.000Z"],
+      ["In the second calendar", "2026-10-07T02:00:00.000Z", "2026-10-07T03:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([]);
+    expect(warnings(snapshot)).toEqual([
+      ["OUTSIDE_CALENDAR", undefined],
+      ["TEXT_AFTER_END", undefined],
+    ]);
+  });
+});
+
+describe("case 10: a feed cut in the middle", () => {
+  it("that never loaded serves its complete components, marked partial and stale, with a FEED_TRUNCATED error", async () => {
+    const { store } = storeOver(fixture("cut-feed.ics"));
+    expect((await store.reload("cal")).outcome).toBe("loaded");
+    const view = store.view("cal")!;
+    expect(view).toMatchObject({ stale: true, lastFailure: "truncated" });
+    expect(view.snapshot?.partial).toBe(true);
+    expect(served(view.snapshot!)).toEqual([
+      ["Complete before the cut", "2026-10-05T07:00:00.000Z", "2026-10-05T08:00:00.000Z"],
+      ["Also complete", "2026-10-06T07:00:00.000Z", "2026-10-06T08:00:00.000Z"],
+    ]);
+    expect(errors(view.snapshot!)).toEqual([
+      ["FEED_TRUNCATED", undefined],
+      ["FEED_TRUNCATED", "cut-3@cloud.example"],
+    ]);
+  });
+
+  it("is replaced by the next complete read, which is no longer stale", async () => {
+    const { store, write } = storeOver(fixture("cut-feed.ics"));
+    await store.reload("cal");
+    write(`${fixture("cut-feed.ics")}ope/Berlin:20261007T100000\r\nSUMMARY:Now whole\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`);
+    expect((await store.reload("cal")).outcome).toBe("loaded");
+    const view = store.view("cal")!;
+    expect(view.stale).toBe(false);
+    expect(view.snapshot?.partial).toBeUndefined();
+    expect(served(view.snapshot!).map(([summary]) => summary)).toEqual(["Complete before the cut", "Also complete", "Now whole"]);
+  });
+
+  it("with a last good version keeps serving that version, stale, as before", async () => {
+    const whole = fixture("feed-boundaries.ics");
+    const { store, write } = storeOver(whole);
+    await store.reload("cal");
+    write(fixture("cut-feed.ics"));
+    expect(await store.reload("cal")).toEqual({ outcome: "failed", failure: "truncated" });
+    const view = store.view("cal")!;
+    expect(view.stale).toBe(true);
+    expect(served(view.snapshot!).map(([summary]) => summary)).toEqual([
+      "In the first calendar",
+      "Outside any calendar",
+      "In the second calendar",
+    ]);
+  });
+});
+
+describe("never one event against the whole calendar", () => {
+  it("clamps ends past 9999, leaves out starts before year 1 and a rule value that is no number, and serves the rest", async () => {
+    const snapshot = await load("out-of-range.ics");
+    expect(served(snapshot)).toEqual([
+      ["Lease (days)", "2026-10-02T13:00:00.000Z", "9999-12-30T00:00:00.000Z"],
+      ["Lease (weeks)", "2026-10-02T14:00:00.000Z", "9999-12-30T00:00:00.000Z"],
+      ["Warranty", "2026-10-02T15:00:00.000Z", "9999-12-30T00:00:00.000Z"],
+      ["Lunch", "2026-10-02T16:00:00.000Z", "2026-10-02T17:00:00.000Z"],
+      ["Ordinary", "2026-10-02T18:00:00.000Z", "2026-10-02T19:00:00.000Z"],
+    ]);
+    expect(errors(snapshot)).toEqual([
+      ["UNREADABLE_RRULE", "weekly@example.org"],
+      ["INSTANT_OUT_OF_RANGE", "year-one@example.org"],
+    ]);
+    expect(warnings(snapshot)).toEqual([
+      ["END_CLAMPED", "forever-days@example.org"],
+      ["END_CLAMPED", "forever-weeks@example.org"],
+      ["END_CLAMPED", "end-of-time@example.org"],
+    ]);
+  });
+});
+
+describe("one line replaced by garbage", () => {
+  /** Every complete fixture; the cut one is covered above. */
+  const names = readdirSync(IMPERFECT).filter((name) => name.endsWith(".ics") && name !== "cut-feed.ics");
+  const texts = new Map(names.map((name) => [name, fixture(name)]));
+
+  /** The UID of the VEVENT each line belongs to (undefined outside any VEVENT). */
+  function owners(lines: readonly string[]): (string | undefined)[] {
+    const result: (string | undefined)[] = [];
+    let start = -1;
+    for (let i = 0; i < lines.length; i++) {
+      if (/^BEGIN:VEVENT$/.test(lines[i])) start = i;
+      result.push(undefined);
+      if (/^END:VEVENT$/.test(lines[i]) && start !== -1) {
+        const uid = lines
+          .slice(start, i)
+          .find((line) => line.startsWith("UID:"))
+          ?.slice(4);
+        for (let j = start; j <= i; j++) result[j] = uid;
+        start = -1;
+      }
+    }
+    return result;
+  }
+
+  const garbage = fc.oneof(
+    fc.constantFrom(
+      "",
+      "garbage",
+      "BEGIN:VEVENT",
+      "END:VEVENT",
+      "END:VCALENDAR",
+      "BEGIN:VALARM",
+      ";;;:::",
+      'X-A;B="',
+      "DTSTART:2026",
+      "RRULE:FREQ=DAILY",
+    ),
+    fc.string({ maxLength: 40 }),
+  );
+
+  it("still serves every event that line was not part of", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...names), fc.nat(), garbage, (name, at, replacement) => {
+        const text = texts.get(name)!;
+        const lines = text.split(/\r?\n/);
+        const index = at % lines.length;
+        const mangled = [...lines.slice(0, index), replacement, ...lines.slice(index + 1)].join("\r\n");
+        // Without any BEGIN:VCALENDAR the text is no iCalendar at all, and is refused as such.
+        fc.pre(/^BEGIN:VCALENDAR$/m.test(mangled));
+        // A line starting with a space or tab continues the line before it (RFC 5545 §3.1): it is part of that line's event too.
+        const hit = new Set([owners(lines)[index], /^[ \t]/.test(replacement) ? owners(lines)[index - 1] : undefined]);
+        const uids = (snapshot: Snapshot) =>
+          searchAll(snapshot, AUTUMN, "overlap").map((occurrence) => `${occurrence.details.uid} ${occurrence.details.summary}`);
+        const before = uids(snapshotOf(text, READ_AT));
+        const after = uids(snapshotOf(mangled, READ_AT));
+        for (const event of new Set(before)) {
+          if ([...hit].some((owner) => owner !== undefined && event.startsWith(`${owner} `))) continue;
+          expect(after, `${name}: line ${index + 1} → ${JSON.stringify(replacement)}`).toContain(event);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
