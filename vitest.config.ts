@@ -10,6 +10,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    // Vitest leaves a core free by default; on a 2-core machine that means one test file at a time.
+    maxWorkers: 2,
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.spec.ts"], exclude: ["test/**/*.e2e.spec.ts"] } },
       { extends: true, test: { name: "e2e", include: ["test/**/*.e2e.spec.ts"] } },

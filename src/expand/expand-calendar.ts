@@ -1,5 +1,5 @@
 /**
- * Event components to occurrences (SPEC §3 and §4).
+ * Event components to occurrences (calendar_service.proto: EventOccurrence; docs/decisions.md).
  *
  * Memory stays bounded for series without end: only slots inside the hot
  * window [hotStart, hotEnd) (by default a year back and two years ahead of

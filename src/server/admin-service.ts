@@ -132,10 +132,12 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
           if (error instanceof FeedFailure) throw rejected({ failure: error.failure }, error.message);
           throw error;
         }
-        if (snapshot.diagnostics.length > 0 && !request.allowDiagnostics) {
+        // Warnings name a reading that keeps the data; only errors mean the upload would lose some.
+        const errors = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === "error");
+        if (errors.length > 0 && !request.allowDiagnostics) {
           throw rejected(
-            { diagnostics: String(snapshot.diagnostics.length), first_code: snapshot.diagnostics[0].code },
-            "reading the upload produced diagnostics; fix the feed, or set allow_diagnostics to import it anyway",
+            { diagnostics: String(errors.length), first_code: errors[0].code },
+            "reading the upload left something out (error diagnostics); fix the feed, or set allow_diagnostics to import it anyway",
           );
         }
         await writeFileDurably(path, bytes).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 /**
- * Occurrences as contract messages (calendar_service.proto: Event): instants as Timestamps, local
+ * Occurrences as contract messages (calendar_service.proto: EventOccurrence): instants as Timestamps, local
  * renderings in the request's zone, and the dates of all-day events in the
  * calendar's zone, so an all-day event is never shown a day early or late.
  */

@@ -124,7 +124,7 @@ describe("a series keeps the wall-clock time of DTSTART across DST (RFC 5545 §3
   }
 });
 
-describe("durations across DST (SPEC §3)", () => {
+describe("durations across DST (EventOccurrence)", () => {
   for (const anchor of anchors) {
     describe(anchor.name, () => {
       it("DURATION:P1D is one wall-clock day: 23 hours over the spring change, 25 hours over the fall change", () => {
@@ -199,7 +199,7 @@ describe("durations across DST (SPEC §3)", () => {
   }
 });
 
-describe("the fold example of the contract (SPEC §2)", () => {
+describe("the fold example of the contract (SearchEventsRequest)", () => {
   const readAt = anchors[0].readAt;
   const foldWindow = window("2026-11-01T06:30:00Z", "2026-11-01T06:40:00Z");
 
@@ -227,7 +227,7 @@ describe("the fold example of the contract (SPEC §2)", () => {
   }
 });
 
-describe("all-day events are days of the calendar's zone (SPEC §3)", () => {
+describe("all-day events are days of the calendar's zone (EventOccurrence)", () => {
   const hoChiMinhDay = feed(["X-WR-TIMEZONE:Asia/Ho_Chi_Minh"], ["DTSTART;VALUE=DATE:20261002", "SUMMARY:Quoc Khanh rehearsal"]);
 
   it("an all-day event on 2026-10-02 in Ho Chi Minh City is [2026-10-01T17:00Z, 2026-10-02T17:00Z) and keeps its dates", () => {
@@ -310,7 +310,7 @@ describe("all-day events are days of the calendar's zone (SPEC §3)", () => {
   }
 });
 
-describe("zero-duration events are instants (SPEC §3, RFC 4791 §9.9)", () => {
+describe("zero-duration events are instants (EventOccurrence, RFC 4791 §9.9)", () => {
   const instants = feed(
     ["X-WR-TIMEZONE:UTC"],
     ["UID:dtstart-only@calq.test", "DTSTART:20261002T090000Z", "SUMMARY:deadline"],
@@ -343,7 +343,7 @@ describe("zero-duration events are instants (SPEC §3, RFC 4791 §9.9)", () => {
   }
 });
 
-describe("floating times are read in the calendar's zone (SPEC §3)", () => {
+describe("floating times are read in the calendar's zone (EventOccurrence)", () => {
   const readAt = anchors[0].readAt;
   const around = window("2026-10-01T00:00:00Z", "2026-10-04T00:00:00Z");
 

@@ -7,7 +7,7 @@ import { formatInZone } from "../../src/time/civil.js";
 import { ianaZone } from "../../src/time/zones.js";
 import { anchors, feed as feedWith, searchAll as searchEvery, snapshotOf } from "../support/feeds.js";
 
-// Recurrence sets (SPEC §4) through real feed text, buildSnapshot and searchPage: several RRULEs, RDATE, EXDATE,
+// Recurrence sets (EventOccurrence.recurrence_id) through real feed text, buildSnapshot and searchPage: several RRULEs, RDATE, EXDATE,
 // EXRULE, overrides by RECURRENCE-ID, cancellations, hostile rules, unbounded series far from the load, and ids.
 
 const NEW_YORK = "America/New_York";
@@ -401,7 +401,7 @@ describe("components calq cannot use are left out and reported", () => {
   });
 });
 
-describe("hostile rules are bounded (SPEC §4)", () => {
+describe("hostile rules are bounded (EventOccurrence.recurrence_id)", () => {
   const readAt = anchors[0].readAt;
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index).join(",");
   const hostile = feed(
@@ -455,7 +455,7 @@ describe("hostile rules are bounded (SPEC §4)", () => {
   });
 });
 
-describe("series without end are right for any window in [1900, 2200) (SPEC §4)", () => {
+describe("series without end are right for any window in [1900, 2200) (EventOccurrence.recurrence_id)", () => {
   /** A rule from 1950 and an independent test of whether a New York date is one of its days. */
   interface LongSeries {
     readonly rule: string;
@@ -560,7 +560,7 @@ describe("series without end are right for any window in [1900, 2200) (SPEC §4)
   });
 });
 
-describe("event ids (SPEC §6)", () => {
+describe("event ids (EventOccurrence.event_id)", () => {
   const text = feed(
     ["UID:single@calq.test", "DTSTART;TZID=America/New_York:20260304T120000", "DURATION:PT1H", "SUMMARY:Lunch"],
     [

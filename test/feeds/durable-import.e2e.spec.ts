@@ -3,14 +3,12 @@
  * mix, and calq starts on whatever is there. Real processes, real SIGKILL.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { sha256Hex } from "../../src/config/secret.js";
 import { killed, spawnNode, startCalqServe, waitForOutput } from "../support/calq-process.js";
-import { feed } from "../support/feeds.js";
+import { adminDataFolder, feed } from "../support/feeds.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
 
 const children: ChildProcess[] = [];
@@ -25,17 +23,7 @@ function version(name: string, kib = 1): string {
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "calq-import-"));
-  writeFileSync(join(dir, "work.ics"), version("old"));
-  writeFileSync(
-    join(dir, "calq.yaml"),
-    [
-      "calendars:",
-      "  - {id: work, source: work.ics, readers: [an]}",
-      "principals:",
-      `  - {id: an, primary: work, tokens: ["sha256:${sha256Hex("token-an")}"], capabilities: [calendar.admin]}`,
-    ].join("\n"),
-  );
+  dir = adminDataFolder("calq-import-", version("old"));
 });
 
 afterEach(() => {

@@ -5,14 +5,11 @@
  * Real processes on real ports, as an operator would run two replicas.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { sha256Hex } from "../../src/config/secret.js";
 import { startCalqServe } from "../support/calq-process.js";
-import { feed } from "../support/feeds.js";
+import { adminDataFolder, feed } from "../support/feeds.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
 
 const EVENTS_PER_VERSION = 40;
@@ -33,17 +30,7 @@ function version(name: string): string {
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "calq-shared-"));
-  writeFileSync(join(dir, "work.ics"), version("v0"));
-  writeFileSync(
-    join(dir, "calq.yaml"),
-    [
-      "calendars:",
-      "  - {id: work, source: work.ics, readers: [an]}",
-      "principals:",
-      `  - {id: an, primary: work, tokens: ["sha256:${sha256Hex("token-an")}"], capabilities: [calendar.admin]}`,
-    ].join("\n"),
-  );
+  dir = adminDataFolder("calq-shared-", version("v0"));
 });
 
 afterEach(() => {

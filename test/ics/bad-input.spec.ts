@@ -1,6 +1,6 @@
 /**
  * Feeds with one bad component among good ones (issue 3, "Feed ingestion"): the bad component is left out or
- * repaired as SPEC §3 and the README say, its diagnostic names it (code, UID, line of its BEGIN:VEVENT), and
+ * repaired as docs/imperfect-feeds.md and docs/decisions.md say, its diagnostic names it (code, UID, line of its BEGIN:VEVENT), and
  * every good component of the same file is still served at its exact instants, in the calendar's zone from
  * X-WR-TIMEZONE. Text that is not iCalendar (an HTML sign-in page) or a file cut off mid-component is refused
  * as a whole.

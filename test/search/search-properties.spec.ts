@@ -76,7 +76,7 @@ function calendarOf(indexed: readonly Occurrence[], tails: readonly SeriesTail[]
   return { index: new IntervalIndex([...indexed], compareOccurrences), tails };
 }
 
-// The oracle: the MatchMode and Event comments of calendar_service.proto written out again, independently of src/search/match.ts.
+// The oracle: the MatchMode and EventOccurrence comments of calendar_service.proto written out again, independently of src/search/match.ts.
 
 function oracleMatches(o: Occurrence, window: Window, mode: MatchMode): boolean {
   const instant = o.start === o.end;

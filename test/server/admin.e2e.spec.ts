@@ -224,11 +224,17 @@ describe("ImportCalendar", () => {
     expect((await search("local")).snapshotId).toBe(before.snapshot);
   });
 
-  it("refuses bytes that are not UTF-8 as a diagnostic, as a reload of them would report", async () => {
+  it("imports bytes that are not UTF-8 with their warning, as a reload would read them: a warning loses nothing", async () => {
     const text = calendarText("café");
     const bytes = Buffer.from(text.replace("café", "caf\u00e9"), "latin1");
-    const failure = await failureOf(admin.importCalendar({ calendarId: "local", ics: bytes }));
-    expect(failure.errorInfo).toMatchObject({ reason: "FEED_REJECTED", metadata: { diagnostics: "1", first_code: "INVALID_UTF8" } });
+    const response = await admin.importCalendar({ calendarId: "local", ics: bytes });
+    expect(response.status?.diagnostics.map((diagnostic) => diagnostic.code)).toEqual(["INVALID_UTF8"]);
+    expect(await summaries("local")).toEqual(["caf\ufffd"]);
+  });
+
+  it("refuses an upload with an error diagnostic (an event left out) unless allow_diagnostics", async () => {
+    const failure = await failureOf(admin.importCalendar({ calendarId: "local", ics: Buffer.from(withDiagnostic) }));
+    expect(failure.errorInfo).toMatchObject({ reason: "FEED_REJECTED", metadata: { diagnostics: "1", first_code: "END_BEFORE_START" } });
   });
 
   it("imports a file with diagnostics when allow_diagnostics is set, and reports them", async () => {

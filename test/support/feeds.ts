@@ -1,7 +1,12 @@
 /**
  * Real ICS text for tests, and the engine path a search takes through it:
- * feed text → buildSnapshot → searchPage, page after page.
+ * feed text → buildSnapshot → searchPage, page after page; and a data folder
+ * to serve it from.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sha256Hex } from "../../src/config/secret.js";
 import type { Occurrence } from "../../src/expand/occurrence.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
 import { type Position, searchPage } from "../../src/search/search-occurrences.js";
@@ -50,4 +55,24 @@ export function searchAll(snapshot: Snapshot, window: Window, mode: MatchMode, l
     after = page.next;
   }
   throw new Error("paging did not end");
+}
+
+/**
+ * A data folder for `calq serve --data`: `work.ics` holding `text`, and a
+ * calq.yaml where principal "an" (token "token-an") reads it and holds
+ * calendar.admin, so tests can import through it.
+ */
+export function adminDataFolder(prefix: string, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  writeFileSync(join(dir, "work.ics"), text);
+  writeFileSync(
+    join(dir, "calq.yaml"),
+    [
+      "calendars:",
+      "  - {id: work, source: work.ics, readers: [an]}",
+      "principals:",
+      `  - {id: an, primary: work, tokens: ["sha256:${sha256Hex("token-an")}"], capabilities: [calendar.admin]}`,
+    ].join("\n"),
+  );
+  return dir;
 }

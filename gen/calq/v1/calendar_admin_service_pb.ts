@@ -132,8 +132,10 @@ export type ImportCalendarRequest = Message<"calq.v1.ImportCalendarRequest"> & {
   ics: Uint8Array;
 
   /**
-   * Accept an upload whose reading produced diagnostics (components left out
-   * or cut). Off by default: an upload that would lose data is refused.
+   * Accept an upload whose reading produced error diagnostics (components,
+   * values or dates left out or cut). Off by default: an upload that would
+   * lose data is refused. Warnings (a producer's slip read by a stated rule,
+   * nothing lost) never refuse an upload.
    *
    * @generated from field: bool allow_diagnostics = 3;
    */
@@ -621,7 +623,7 @@ export const CalendarAdminService: GenService<{
    * Replaces the ICS file of a file-backed calendar (through a symbolic link,
    * the file it points to). The upload is validated
    * first, exactly as a reload would read it (iCalendar, complete, within the
-   * feed size limit, and without diagnostics unless `allow_diagnostics`); a
+   * feed size limit, and without error diagnostics unless `allow_diagnostics`); a
    * refused upload changes nothing. An accepted one is written durably (a
    * temporary file in the same folder, fsync, rename over the old file, fsync
    * of the folder), so a crash leaves the old file or the new one, never a

@@ -155,8 +155,8 @@ export enum Reason {
 
   /**
    * The uploaded ICS was refused; metadata "failure" holds the FeedFailure
-   * name, or "diagnostics" the count when the upload had diagnostics and
-   * `allow_diagnostics` was false. Nothing changed.
+   * name, or "diagnostics" the count of error diagnostics (something the
+   * upload would lose) when `allow_diagnostics` was false. Nothing changed.
    *
    * @generated from enum value: REASON_FEED_REJECTED = 17;
    */
