@@ -25,7 +25,7 @@ export class FileFeed implements FeedReader {
     const settled = Date.now() - before.mtimeMs > RACY_MS;
     // A writer between the two stats means the bytes may mix two versions.
     if ((await this.statOf()).key !== before.key) throw new FeedFailure("truncated", "the file changed while it was read");
-    const digest = contentDigest(bytes);
+    const digest = await contentDigest(bytes);
     const version = { digest, stat: settled ? before.key : undefined };
     if (previous?.digest === digest) return { changed: false, version };
     return { changed: true, bytes, version };

@@ -48,7 +48,7 @@ export class HttpFeed implements FeedReader {
     const version: FeedVersion = {
       etag: response.headers.get("etag") ?? undefined,
       lastModified: response.headers.get("last-modified") ?? undefined,
-      digest: contentDigest(bytes),
+      digest: await contentDigest(bytes),
     };
     // A 200 with the same bytes (new validators, or none) is no change; the new validators are kept.
     if (previous?.digest === version.digest) return { changed: false, version };

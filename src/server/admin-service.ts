@@ -148,7 +148,7 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
           });
         });
         // The watcher will see the rename; the digest tells it nothing changed.
-        return { snapshot, version: { digest: contentDigest(bytes) } };
+        return { snapshot, version: { digest: await contentDigest(bytes) } };
       });
       log({ level: "info", msg: "calendar imported", calendar_id: config.id, bytes: bytes.length });
       return create(ImportCalendarResponseSchema, { status: statusOf(store.view(config.id)!) });
