@@ -1,29 +1,16 @@
-/**
- * `npm run bench`: ingest time, query latency (in-process and over gRPC),
- * memory per indexed occurrence and HTTP reload time on a generated feed of
- * 10,000 single events and 200 recurring series, with ical-expander measured in the same run as
- * the baseline. Writes its section of bench/RESULTS.md.
- *
- * Not a test: nothing here fails on a slow machine. Compare the ratios of one
- * run, not absolute numbers across runs.
- */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import IcalExpander from "ical-expander";
 import { MatchMode } from "../gen/calq/v1/calendar_service_pb.js";
-import { parseConfig } from "../src/config/calq-config.js";
 import { type CalendarConfig, DEFAULT_FEED_LIMITS } from "../src/config/config-model.js";
-import { sha256Hex } from "../src/config/secret.js";
 import { ingestFeed } from "../src/ingest/ingest.js";
 import { searchPage } from "../src/search/search-occurrences.js";
-import { startServer } from "../src/server/server.js";
 import { CalendarStore, defaultLimits } from "../src/store/calendar-store.js";
 import { buildSnapshot, type Snapshot } from "../src/store/snapshot.js";
 import { resolveWindow } from "../src/time/request-window.js";
 import { startFeedServer, versioned } from "../test/support/feed-server.js";
 import { CalqGrpcClient } from "../test/support/grpc-client.js";
+import { BENCH_TOKEN, serveBenchFeed } from "./bench-server.js";
 import { generateFeed, random } from "./generate-feed.js";
 import { machineLine, percentile, writeResultsSection } from "./results-file.js";
 
@@ -116,19 +103,8 @@ for (let i = 0; i < 20; i++) {
 kept = undefined;
 
 // Over gRPC: a real server on a loopback port, a @grpc/grpc-js client.
-const dir = mkdtempSync(join(os.tmpdir(), "calq-bench-"));
-writeFileSync(join(dir, "bench.ics"), feed);
-const config = parseConfig(
-  {
-    calendars: [{ id: "bench", source: "bench.ics", readers: ["bench"] }],
-    principals: [{ id: "bench", primary: "bench", tokens: [`sha256:${sha256Hex("bench-token")}`] }],
-  },
-  dir,
-  "calq.yaml",
-  {},
-);
-const server = await startServer({ config, env: {}, port: 0, log: () => {} });
-const client = new CalqGrpcClient(`127.0.0.1:${server.port}`, "bench-token");
+const bench = await serveBenchFeed(feed);
+const client = new CalqGrpcClient(`127.0.0.1:${bench.server.port}`, BENCH_TOKEN);
 const overGrpc: number[] = [];
 for (const [i, query] of windows(1_000, 11).entries()) {
   const t0 = performance.now();
@@ -141,8 +117,7 @@ for (const [i, query] of windows(1_000, 11).entries()) {
   overGrpc.push(performance.now() - t0);
 }
 client.close();
-await server.close(100);
-rmSync(dir, { recursive: true, force: true });
+await bench.close();
 
 // Reloads of the feed from a local HTTP provider: changed (200, rebuilt) and unchanged (304).
 const versions = [feed, feed.replace("BEGIN:VCALENDAR\r\n", "BEGIN:VCALENDAR\r\nX-BENCH-VERSION:2\r\n")];

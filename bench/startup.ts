@@ -8,13 +8,9 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { parseConfig } from "../src/config/calq-config.js";
-import { sha256Hex } from "../src/config/secret.js";
-import { startServer } from "../src/server/server.js";
+import { BENCH_TOKEN, serveBenchFeed } from "./bench-server.js";
 import { generateFeed } from "./generate-feed.js";
 import { machineLine, percentile, writeResultsSection } from "./results-file.js";
 
@@ -42,25 +38,14 @@ async function timeNode(args: readonly string[], runs: number): Promise<number[]
   return samples;
 }
 
-const dir = mkdtempSync(join(os.tmpdir(), "calq-startup-"));
-writeFileSync(join(dir, "bench.ics"), generateFeed(Date.now(), { singles: 2_000, series: 50 }));
-const config = parseConfig(
-  {
-    calendars: [{ id: "bench", source: "bench.ics", readers: ["bench"] }],
-    principals: [{ id: "bench", primary: "bench", tokens: [`sha256:${sha256Hex("bench-token")}`] }],
-  },
-  dir,
-  "calq.yaml",
-  {},
-);
-const server = await startServer({ config, env: {}, port: 0, log: () => {} });
+const bench = await serveBenchFeed(generateFeed(Date.now(), { singles: 2_000, series: 50 }));
 const search = [
   "bin/calq.mjs",
   "search",
   "--address",
-  `127.0.0.1:${server.port}`,
+  `127.0.0.1:${bench.server.port}`,
   "--token",
-  "bench-token",
+  BENCH_TOKEN,
   "--calendar",
   "primary",
   "--start",
@@ -83,7 +68,7 @@ const rows: [string, number[], string][] = [
     "",
   ],
 ];
-await server.close();
+await bench.close();
 
 const ms = (value: number) => `${value.toFixed(0)} ms`;
 const section = `## How fast the command starts (bench/startup.ts)

@@ -25,6 +25,23 @@ function catalogOfEditedProto(edit: (text: string) => string) {
 }
 
 /** The codes a description's error guide lists ("- code: instruction" after the refusal paragraph's first line). */
+/** The reasons SearchEvents lists in its `reasons` option, and UNAUTHENTICATED, in calq.v1.Reason's order, as codes. */
+const SEARCH_REASON_CODES = [
+  "invalid_interval",
+  "invalid_timestamp",
+  "unknown_timezone",
+  "timezone_offset_mismatch",
+  "ambiguous_timezone",
+  "nonexistent_local_time",
+  "invalid_match_mode",
+  "invalid_limit",
+  "invalid_cursor",
+  "cursor_expired",
+  "calendar_not_accessible",
+  "unauthenticated",
+  "provider_unavailable",
+];
+
 /** The gateway's own codes, as every tool lists them after the contract's. */
 function everyGatewayCode(): string[] {
   return ["invalid_arguments", "service_unavailable", "service_overloaded"];
@@ -86,21 +103,7 @@ describe("tools generated from the proto descriptors", () => {
     expect(text).toContain("half-open");
     expect(text).toContain("does not mean the calendar is empty");
     expect(text).toContain("pass it back unchanged");
-    for (const code of [
-      "invalid_interval",
-      "invalid_timestamp",
-      "unknown_timezone",
-      "timezone_offset_mismatch",
-      "ambiguous_timezone",
-      "nonexistent_local_time",
-      "invalid_match_mode",
-      "invalid_limit",
-      "invalid_cursor",
-      "cursor_expired",
-      "calendar_not_accessible",
-      "unauthenticated",
-      "provider_unavailable",
-    ]) {
+    for (const code of SEARCH_REASON_CODES) {
       expect(text).toContain(`- ${code}: `);
     }
     expect(text).not.toMatch(/\bINVALID_INTERVAL\b/);
@@ -120,25 +123,7 @@ describe("tools generated from the proto descriptors", () => {
     const everyCall = ["unauthenticated", "internal", "invalid_arguments", "service_unavailable", "service_overloaded"];
     expect(errorCodesIn(tool("list_calendars").description)).toEqual(everyCall);
     expect(errorCodesIn(tool("get_user_context").description)).toEqual(everyCall);
-    expect(errorCodesIn(search.description)).toEqual([
-      "invalid_interval",
-      "invalid_timestamp",
-      "unknown_timezone",
-      "timezone_offset_mismatch",
-      "ambiguous_timezone",
-      "nonexistent_local_time",
-      "invalid_match_mode",
-      "invalid_limit",
-      "invalid_cursor",
-      "cursor_expired",
-      "calendar_not_accessible",
-      "unauthenticated",
-      "provider_unavailable",
-      "internal",
-      "invalid_arguments",
-      "service_unavailable",
-      "service_overloaded",
-    ]);
+    expect(errorCodesIn(search.description)).toEqual([...SEARCH_REASON_CODES, "internal", ...everyGatewayCode()]);
     expect(errorCodesIn(search.description)).not.toContain("feed_rejected");
   });
 
