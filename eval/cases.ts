@@ -22,6 +22,7 @@ export interface SearchArguments {
   readonly match_mode: "overlap" | "start_within";
   readonly limit: number | null;
   readonly cursor: string | null;
+  readonly text_query: string | null;
 }
 
 /** What get_user_context answers for this user, at this moment. */
@@ -88,7 +89,17 @@ function searchArguments(
   mode: SearchArguments["match_mode"] = "overlap",
   extra: Partial<SearchArguments> = {},
 ): SearchArguments {
-  return { calendar_id: "primary", start, end_exclusive: endExclusive, timezone, match_mode: mode, limit: null, cursor: null, ...extra };
+  return {
+    calendar_id: "primary",
+    start,
+    end_exclusive: endExclusive,
+    timezone,
+    match_mode: mode,
+    limit: null,
+    cursor: null,
+    text_query: null,
+    ...extra,
+  };
 }
 
 function search(...args: Parameters<typeof searchArguments>): Expectation {

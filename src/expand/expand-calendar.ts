@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
+import { searchableText } from "../ics/searchable-text.js";
 import { Pacer, type Steps } from "../stepwise.js";
 import { DAY_MS, floorTo } from "../time/units.js";
 import { instantToLocal, localToInstant, UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
@@ -456,6 +457,7 @@ class CalendarExpansion {
       uidKey,
       summary: event.summary,
       location: event.location,
+      searchable: searchableText(event.summary, event.location, event.description),
       status: event.status === "CANCELLED" ? "" : event.status,
       transparent: event.transparent,
       lastModified: event.lastModified,

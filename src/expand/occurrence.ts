@@ -25,6 +25,8 @@ export interface EventDetails {
   readonly uidKey: string;
   readonly summary: string;
   readonly location: string;
+  /** Summary, location and description folded for search by words (ics/searchable-text.ts). */
+  readonly searchable: string;
   readonly status: "CONFIRMED" | "TENTATIVE" | "";
   readonly transparent: boolean;
   readonly lastModified?: number;

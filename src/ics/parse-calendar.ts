@@ -53,6 +53,8 @@ export interface EventComponent {
   readonly line: number;
   readonly summary: string;
   readonly location: string;
+  /** The DESCRIPTION, as written (empty when absent). */
+  readonly description: string;
   readonly status: EventStatusText;
   readonly transparent: boolean;
   readonly lastModified?: number;
@@ -391,6 +393,7 @@ class CalendarReader {
         line: line ?? 0,
         summary: textValue(component, "summary"),
         location: textValue(component, "location"),
+        description: textValue(component, "description"),
         status: statusValue(textValue(component, "status")),
         transparent: textValue(component, "transp").toUpperCase() === "TRANSPARENT",
         lastModified: lastModified === undefined ? undefined : this.instantValue(lastModified),

@@ -29,6 +29,8 @@ export interface CursorBinding {
   readonly endExclusive: number;
   readonly timezone: string;
   readonly mode: string;
+  /** The search's folded words (text_query); empty for none. */
+  readonly words: readonly string[];
 }
 
 /** What a valid cursor says. */
@@ -128,6 +130,7 @@ function bindingDigest(binding: CursorBinding): string {
     binding.endExclusive,
     binding.timezone,
     binding.mode,
+    binding.words,
   ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
 }
@@ -139,7 +142,7 @@ function expired(why: string): CalqError {
 function invalidCursor(): CalqError {
   return new CalqError(
     "INVALID_CURSOR",
-    "the cursor is not valid for this request: send it only with the same calendar_id, start, end_exclusive, timezone and match_mode, as the same caller, unchanged; or drop it and search again",
+    "the cursor is not valid for this request: send it only with the same calendar_id, start, end_exclusive, timezone, match_mode and text_query, as the same caller, unchanged; or drop it and search again",
     "cursor",
   );
 }

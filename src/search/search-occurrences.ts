@@ -20,6 +20,7 @@ import type { SeriesTail, TailRequest } from "../expand/series-tail.js";
 import type { IntervalIndex } from "../index/interval-index.js";
 import { Pacer, runAtOnce, type Steps } from "../stepwise.js";
 import { type MatchMode, matches, type Window } from "./match.js";
+import { matchesWords } from "./text-query.js";
 
 /** What a search reads: materialised occurrences and the series expanded on demand. */
 export interface SearchableOccurrences {
@@ -46,6 +47,8 @@ export interface PageQuery {
   readonly limit: number;
   /** Resume strictly after this position; undefined for the first page. */
   readonly after?: Position;
+  /** Folded words that must all occur in an event's searchable text (search/text-query.ts); none: every event. */
+  readonly words?: readonly string[];
 }
 
 /** Why a page stopped before it was full: its own work budget, or the caller's deadline. */
@@ -105,7 +108,9 @@ export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQue
   const clock = limits.clock ?? Date.now;
   const budget = new Budget(clock() + limits.budgetMs, TAIL_VISITS_PER_SEARCH, clock);
   const { window, mode, after } = query;
-  const accepts = (occurrence: Occurrence) => matches(occurrence, window, mode) && isAfter(occurrence, after);
+  const words = query.words ?? [];
+  const accepts = (occurrence: Occurrence) =>
+    matches(occurrence, window, mode) && isAfter(occurrence, after) && matchesWords(words, occurrence.details.searchable);
   const request: TailRequest = {
     start: window.start,
     endExclusive: window.endExclusive,
@@ -334,17 +339,19 @@ function before(a: Entry, b: Entry): boolean {
 
 function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wanted: number): Occurrence[] {
   const { window, mode, after } = query;
+  const words = query.words ?? [];
   const found: Occurrence[] = [];
   const from = after === undefined ? 0 : positionAfter(index, after);
   if (mode === "startWithin") {
     const stop = index.lowerBound(window.endExclusive);
     for (let position = Math.max(from, index.lowerBound(window.start)); position < stop && found.length < wanted; position++) {
-      found.push(index.item(position));
+      const occurrence = index.item(position);
+      if (matchesWords(words, occurrence.details.searchable)) found.push(occurrence);
     }
     return found;
   }
   index.visitCandidates(window.endExclusive, window.start, from, (occurrence) => {
-    if (matches(occurrence, window, mode)) found.push(occurrence);
+    if (matches(occurrence, window, mode) && matchesWords(words, occurrence.details.searchable)) found.push(occurrence);
     return found.length < wanted;
   });
   return found;

@@ -12,10 +12,13 @@
  *   folded text, in its summary, its location or its description (each word
  *   may be found in a different one). Nothing is a pattern: no wildcard and
  *   no regular expression.
+ * - Folding is ics/searchable-text.ts's, done once per event when the feed is read.
  * - A query is at most MAX_QUERY_CHARS characters and MAX_QUERY_WORDS words;
  *   one with no word (only spaces or punctuation) is refused, since it would
  *   match everything while looking like a filter.
  */
+
+import { foldText } from "../ics/searchable-text.js";
 
 /** The longest query accepted, in characters (UTF-16 code units, as protobuf strings count them in JS). */
 export const MAX_QUERY_CHARS = 200;
@@ -23,20 +26,7 @@ export const MAX_QUERY_CHARS = 200;
 /** The most words a query may hold. */
 export const MAX_QUERY_WORDS = 10;
 
-/** Letters whose mark is part of the letter, so NFKD leaves them whole. */
-const BASE_LETTERS: Readonly<Record<string, string>> = { đ: "d", ł: "l", ø: "o", ı: "i", ħ: "h", ŧ: "t", æ: "ae", œ: "oe", ß: "ss" };
-const BASE_LETTER = new RegExp(`[${Object.keys(BASE_LETTERS).join("")}]`, "g");
-const COMBINING_MARKS = /\p{M}+/gu;
 const WORD_SEPARATORS = /[^\p{L}\p{N}]+/u;
-
-/** `text` as queries compare it: decomposed, without marks, lower case, marked letters at their base. */
-export function foldText(text: string): string {
-  return text
-    .normalize("NFKD")
-    .replace(COMBINING_MARKS, "")
-    .toLowerCase()
-    .replace(BASE_LETTER, (letter) => BASE_LETTERS[letter]);
-}
 
 /** Why a query cannot be used, for the refusal's message. */
 export type TextQueryProblem = "too_long" | "too_many_words" | "no_words";
@@ -54,12 +44,6 @@ export function parseTextQuery(query: string): ParsedTextQuery {
   if (words.length === 0) return { problem: "no_words" };
   if (words.length > MAX_QUERY_WORDS) return { problem: "too_many_words" };
   return { words: [...new Set(words)] };
-}
-
-/** The folded text an event is matched against: its summary, location and description, kept apart. */
-export function searchableText(summary: string, location: string, description: string): string {
-  // A separator that folding never produces keeps a word from matching across two fields.
-  return `${foldText(summary)}\u0000${foldText(location)}\u0000${foldText(description)}`;
 }
 
 /** True when every word of the query occurs in the event's searchable text. */

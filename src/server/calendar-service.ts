@@ -33,6 +33,7 @@ import {
   type SearchLimits,
   searchPageSteps,
 } from "../search/search-occurrences.js";
+import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, parseTextQuery, type TextQueryProblem } from "../search/text-query.js";
 import { runYielding } from "../stepwise.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
@@ -102,6 +103,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       const limit = checkLimit(request.limit);
       const mode = engineMode(request.matchMode);
       if (mode === undefined) throw new CalqError("INVALID_MATCH_MODE", `match_mode is required: ${MODE_NAMES}`, "match_mode");
+      const words = textQueryWords(request.textQuery);
       const window = resolveWindow(
         { start: request.start, endExclusive: request.endExclusive, timezone: request.timezone },
         deps.maxWindowMs,
@@ -114,6 +116,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         endExclusive: window.endExclusive,
         timezone: window.timezone,
         mode,
+        words,
       };
 
       let snapshot: Snapshot | undefined;
@@ -151,7 +154,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         signal: context.signal,
         clock: searchClock,
       };
-      const page = await runYielding(searchPageSteps(snapshot, { window, mode, limit, after }, limits));
+      const page = await runYielding(searchPageSteps(snapshot, { window, mode, limit, after, words }, limits));
       if (page.partial !== undefined) {
         log({
           level: "info",
@@ -184,6 +187,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
           timezone: window.timezone,
           matchMode: request.matchMode,
           limit,
+          textQueryWords: [...words],
         }),
         consistency: Consistency.SNAPSHOT,
         snapshotId: snapshot.id,
@@ -251,6 +255,22 @@ function checkLimit(limit: number): number {
       default_limit: String(DEFAULT_LIMIT),
     },
   );
+}
+
+/** The folded words of a request's text_query (search/text-query.ts), or INVALID_TEXT_QUERY saying what to change. */
+function textQueryWords(textQuery: string): readonly string[] {
+  const parsed = parseTextQuery(textQuery);
+  if ("words" in parsed) return parsed.words;
+  const why: Record<TextQueryProblem, string> = {
+    too_long: `text_query is longer than ${MAX_QUERY_CHARS} characters`,
+    too_many_words: `text_query has more than ${MAX_QUERY_WORDS} words`,
+    no_words: "text_query has no letter or digit; send words, or an empty text_query to search without words",
+  };
+  return refuseTextQuery(why[parsed.problem]);
+}
+
+function refuseTextQuery(message: string): never {
+  throw new CalqError("INVALID_TEXT_QUERY", message, "text_query");
 }
 
 function expiredSnapshot(): CalqError {

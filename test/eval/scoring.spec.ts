@@ -34,6 +34,7 @@ const friday: SearchArguments = {
   match_mode: "overlap",
   limit: null,
   cursor: null,
+  text_query: null,
 };
 
 describe("exact arguments: the same request to calq", () => {

@@ -88,6 +88,7 @@ describe("what the gateway passes on from a failed call", () => {
         match_mode: "overlap",
         limit: null,
         cursor: null,
+        text_query: null,
       };
       const result = await executor.call(executor.tool("search_calendar_events")!, args, "an-token");
       expect(result.isError).toBe(true);

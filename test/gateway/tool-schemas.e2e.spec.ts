@@ -67,7 +67,16 @@ describe("tools generated from the proto descriptors", () => {
       required: string[];
       additionalProperties: boolean;
     };
-    expect(Object.keys(schema.properties)).toEqual(["calendar_id", "start", "end_exclusive", "timezone", "match_mode", "limit", "cursor"]);
+    expect(Object.keys(schema.properties)).toEqual([
+      "calendar_id",
+      "start",
+      "end_exclusive",
+      "timezone",
+      "match_mode",
+      "limit",
+      "cursor",
+      "text_query",
+    ]);
     expect(schema.required).toEqual(Object.keys(schema.properties));
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.calendar_id.type).toBe("string");
@@ -76,6 +85,7 @@ describe("tools generated from the proto descriptors", () => {
     // The service's own bound (1 to 100, or 0 for the default): a model following the schema is never refused INVALID_LIMIT.
     expect(schema.properties.limit).toMatchObject({ minimum: 0, maximum: 100 });
     expect(schema.properties.cursor.type).toEqual(["string", "null"]);
+    expect(schema.properties.text_query.type).toEqual(["string", "null"]);
   });
 
   it("makes match_mode a closed enum of lower-case names, without the refused unspecified value", () => {
@@ -123,7 +133,7 @@ describe("tools generated from the proto descriptors", () => {
     const everyCall = ["unauthenticated", "internal", "invalid_arguments", "service_unavailable", "service_overloaded"];
     expect(errorCodesIn(tool("list_calendars").description)).toEqual(everyCall);
     expect(errorCodesIn(tool("get_user_context").description)).toEqual(everyCall);
-    expect(errorCodesIn(search.description)).toEqual([...SEARCH_REASON_CODES, "internal", ...everyGatewayCode()]);
+    expect(errorCodesIn(search.description)).toEqual([...SEARCH_REASON_CODES, "internal", "invalid_text_query", ...everyGatewayCode()]);
     expect(errorCodesIn(search.description)).not.toContain("feed_rejected");
   });
 
@@ -139,7 +149,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(20);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(21);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",

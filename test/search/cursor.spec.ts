@@ -17,6 +17,7 @@ const BINDING: CursorBinding = {
   endExclusive: Date.UTC(2026, 9, 2, 5),
   timezone: "Asia/Ho_Chi_Minh",
   mode: "overlap",
+  words: ["hop"],
 };
 
 const STATE: CursorState = {
@@ -131,6 +132,8 @@ describe("CursorCodec binds a cursor to its caller and request", () => {
     ["endExclusive", { endExclusive: BINDING.endExclusive + 1 }],
     ["timezone", { timezone: "Asia/Bangkok" }],
     ["mode", { mode: "startWithin" }],
+    ["words", { words: ["hop", "tuan"] }],
+    ["no words", { words: [] }],
   ])("refuses the cursor when %s changed", (_field, change) => {
     expectInvalid(cursor, { ...BINDING, ...change });
   });

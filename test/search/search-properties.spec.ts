@@ -21,6 +21,7 @@ function details(uidKey: string, recurring: boolean, allDay: boolean): EventDeta
     uidKey,
     summary: `event ${uidKey}`,
     location: "",
+    searchable: `event ${uidKey}`,
     status: "CONFIRMED",
     transparent: false,
     eventTimezone: allDay ? "" : "Asia/Ho_Chi_Minh",

@@ -3,7 +3,8 @@
  * matter, Vietnamese included, every word must occur, nothing is a pattern.
  */
 import { describe, expect, it } from "vitest";
-import { foldText, MAX_QUERY_CHARS, matchesWords, parseTextQuery, searchableText } from "../../src/search/text-query.js";
+import { foldText, searchableText } from "../../src/ics/searchable-text.js";
+import { MAX_QUERY_CHARS, matchesWords, parseTextQuery } from "../../src/search/text-query.js";
 
 function words(query: string): readonly string[] {
   const parsed = parseTextQuery(query);

@@ -21,6 +21,7 @@ export const FRIDAY_MORNING = {
   match_mode: "overlap",
   limit: null,
   cursor: null,
+  text_query: null,
 };
 
 export interface SeedService {
