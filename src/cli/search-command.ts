@@ -62,6 +62,7 @@ export async function search(
       mode: { type: "string" },
       limit: { type: "string", default: "0" },
       cursor: { type: "string", default: "" },
+      text: { type: "string", default: "" },
       all: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       address: { type: "string", default: env.CALQ_ADDRESS ?? "127.0.0.1:50051" },
@@ -99,6 +100,7 @@ export async function search(
           matchMode,
           limit,
           cursor,
+          textQuery: values.text,
         },
         { headers, timeoutMs: 30_000 },
       );

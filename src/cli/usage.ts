@@ -24,6 +24,7 @@ export const SEARCH_USAGE = `usage: calq search --calendar ID --start T --end-ex
   --mode M              overlap (anything sharing time with the window) or start-within (starting in it)
   --limit N             events per page, 1 to 100 (default 20)
   --cursor C            continue from a page's cursor
+  --text WORDS          only events holding every word (summary, location or description; case and accents ignored)
   --all                 follow cursors to the last page
   --json                print the responses as JSON instead of a table
   --address HOST:PORT   server address (or CALQ_ADDRESS; default 127.0.0.1:50051)

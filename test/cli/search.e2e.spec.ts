@@ -71,6 +71,15 @@ describe("calq search", () => {
     expect(lines).toHaveLength(5);
   });
 
+  it("keeps only the events holding every word of --text, whatever their case", async () => {
+    const run = await calqSearch([...FRIDAY_MORNING, "--mode", "overlap", "--text", "ROOM design"]);
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("work: 1 event(s), overlap, window in Asia/Ho_Chi_Minh");
+    expect(lines[2]).toMatch(/Design review @ Room 3.2$/);
+    expect(lines).toHaveLength(3);
+  });
+
   it("shows the same events in another zone's local times", async () => {
     const run = await calqSearch([
       "--calendar",
