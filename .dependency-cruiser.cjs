@@ -59,8 +59,6 @@ module.exports = {
           "^src/cli/main\\.ts$",
           "\\.d\\.ts$",
           "^src/ingest/ingest-worker\\.ts$",
-          // Issue 11: free/busy, tested on its own, until the methods that serve it land.
-          "^src/search/busy-time\\.ts$",
         ],
       },
       to: {},

@@ -41,6 +41,7 @@ import { resolveWindow } from "../time/request-window.js";
 import type { Authenticator, Principal } from "./authenticator.js";
 import { mayRead, openCalendar } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
+import { queryFreeBusy } from "./free-busy.js";
 import { occurrenceMessage } from "./occurrence-message.js";
 
 export interface CalendarServiceDeps {
@@ -229,6 +230,16 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         }),
       );
       return create(ListCalendarsResponseSchema, { calendars });
+    },
+
+    async queryFreeBusy(request, context) {
+      const principal = await caller(context);
+      return queryFreeBusy(
+        { store, maxWindowMs: deps.maxWindowMs, log, searchBudgetMs: deps.searchBudgetMs, clock: searchClock },
+        principal,
+        request,
+        context,
+      );
     },
 
     async getCallerContext(_request, context) {

@@ -149,7 +149,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(21);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(22);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",

@@ -18,6 +18,8 @@ import {
   GetCallerContextResponseSchema,
   ListCalendarsRequestSchema,
   ListCalendarsResponseSchema,
+  QueryFreeBusyRequestSchema,
+  QueryFreeBusyResponseSchema,
   SearchEventsRequestSchema,
   SearchEventsResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
@@ -52,6 +54,10 @@ export class CalqGrpcClient {
 
   getCallerContext(token: string | null = this.token ?? null) {
     return this.call(`${SERVICE}/GetCallerContext`, GetCallerContextRequestSchema, GetCallerContextResponseSchema, {}, token);
+  }
+
+  queryFreeBusy(request: MessageInitShape<typeof QueryFreeBusyRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${SERVICE}/QueryFreeBusy`, QueryFreeBusyRequestSchema, QueryFreeBusyResponseSchema, request, token);
   }
 
   getCalendarStatus(calendarId = "", token: string | null = this.token ?? null) {

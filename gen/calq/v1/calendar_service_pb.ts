@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file calq/v1/calendar_service.proto.
  */
 export const file_calq_v1_calendar_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi5QEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQESFwoKdGV4dF9xdWVyeRgIIAEoCUID4EEBIu8BCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAki7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QilgQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIpIBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgiGQoXR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QikQEKGEdldENhbGxlckNvbnRleHRSZXNwb25zZRIUCgxwcmluY2lwYWxfaWQYASABKAkSEAoIdGltZXpvbmUYAiABKAkSMAoMY3VycmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAQgASgJKlwKCU1hdGNoTW9kZRIaChZNQVRDSF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSTUFUQ0hfTU9ERV9PVkVSTEFQEAESGwoXTUFUQ0hfTU9ERV9TVEFSVF9XSVRISU4QAirJAQoOV2luZG93UmVsYXRpb24SHwobV0lORE9XX1JFTEFUSU9OX1VOU1BFQ0lGSUVEEAASGgoWV0lORE9XX1JFTEFUSU9OX0lOU0lERRABEiEKHVdJTkRPV19SRUxBVElPTl9DUk9TU0VTX1NUQVJUEAISHwobV0lORE9XX1JFTEFUSU9OX0NST1NTRVNfRU5EEAMSGQoVV0lORE9XX1JFTEFUSU9OX1NQQU5TEAQSGwoXV0lORE9XX1JFTEFUSU9OX0lOU1RBTlQQBSpECgtDb25zaXN0ZW5jeRIbChdDT05TSVNURU5DWV9VTlNQRUNJRklFRBAAEhgKFENPTlNJU1RFTkNZX1NOQVBTSE9UEAEqZwoNUGFydGlhbFJlYXNvbhIeChpQQVJUSUFMX1JFQVNPTl9VTlNQRUNJRklFRBAAEhkKFVBBUlRJQUxfUkVBU09OX0JVREdFVBABEhsKF1BBUlRJQUxfUkVBU09OX0RFQURMSU5FEAIqYwoLRXZlbnRTdGF0dXMSHAoYRVZFTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWRVZFTlRfU1RBVFVTX0NPTkZJUk1FRBABEhoKFkVWRU5UX1NUQVRVU19URU5UQVRJVkUQAipjCgxUcmFuc3BhcmVuY3kSHAoYVFJBTlNQQVJFTkNZX1VOU1BFQ0lGSUVEEAASFwoTVFJBTlNQQVJFTkNZX09QQVFVRRABEhwKGFRSQU5TUEFSRU5DWV9UUkFOU1BBUkVOVBACKmoKDkN1cnNvclNuYXBzaG90Eh8KG0NVUlNPUl9TTkFQU0hPVF9VTlNQRUNJRklFRBAAEhgKFENVUlNPUl9TTkFQU0hPVF9IRUxEEAESHQoZQ1VSU09SX1NOQVBTSE9UX1JFQ0hFQ0tFRBACMqcCCg9DYWxlbmRhclNlcnZpY2USYQoMU2VhcmNoRXZlbnRzEhwuY2FscS52MS5TZWFyY2hFdmVudHNSZXF1ZXN0Gh0uY2FscS52MS5TZWFyY2hFdmVudHNSZXNwb25zZSIUkAIBkrUYDQECAwQFBgcICQoLDRUSUwoNTGlzdENhbGVuZGFycxIdLmNhbHEudjEuTGlzdENhbGVuZGFyc1JlcXVlc3QaHi5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXNwb25zZSIDkAIBElwKEEdldENhbGxlckNvbnRleHQSIC5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXF1ZXN0GiEuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
+  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi5QEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQESFwoKdGV4dF9xdWVyeRgIIAEoCUID4EEBIu8BCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAki7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QilgQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIpIBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgiGQoXR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QikQEKGEdldENhbGxlckNvbnRleHRSZXNwb25zZRIUCgxwcmluY2lwYWxfaWQYASABKAkSEAoIdGltZXpvbmUYAiABKAkSMAoMY3VycmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAQgASgJIngKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQIitQEKDEJ1c3lJbnRlcnZhbBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoEa2luZBgDIAEoDjIRLmNhbHEudjEuQnVzeUtpbmQSEwoLc3RhcnRfbG9jYWwYBCABKAkSEQoJZW5kX2xvY2FsGAUgASgJIq4BCgxDYWxlbmRhckJ1c3kSEwoLY2FsZW5kYXJfaWQYASABKAkSIwoEYnVzeRgCIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEhMKC3NuYXBzaG90X2lkGAMgASgJEi4KCmRhdGFfYXNfb2YYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAUgASgIEhAKCGNvbXBsZXRlGAYgASgIIuQBChVRdWVyeUZyZWVCdXN5UmVzcG9uc2USLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyQnVzeRInCghjb21iaW5lZBgFIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsKlwKCU1hdGNoTW9kZRIaChZNQVRDSF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSTUFUQ0hfTU9ERV9PVkVSTEFQEAESGwoXTUFUQ0hfTU9ERV9TVEFSVF9XSVRISU4QAirJAQoOV2luZG93UmVsYXRpb24SHwobV0lORE9XX1JFTEFUSU9OX1VOU1BFQ0lGSUVEEAASGgoWV0lORE9XX1JFTEFUSU9OX0lOU0lERRABEiEKHVdJTkRPV19SRUxBVElPTl9DUk9TU0VTX1NUQVJUEAISHwobV0lORE9XX1JFTEFUSU9OX0NST1NTRVNfRU5EEAMSGQoVV0lORE9XX1JFTEFUSU9OX1NQQU5TEAQSGwoXV0lORE9XX1JFTEFUSU9OX0lOU1RBTlQQBSpECgtDb25zaXN0ZW5jeRIbChdDT05TSVNURU5DWV9VTlNQRUNJRklFRBAAEhgKFENPTlNJU1RFTkNZX1NOQVBTSE9UEAEqZwoNUGFydGlhbFJlYXNvbhIeChpQQVJUSUFMX1JFQVNPTl9VTlNQRUNJRklFRBAAEhkKFVBBUlRJQUxfUkVBU09OX0JVREdFVBABEhsKF1BBUlRJQUxfUkVBU09OX0RFQURMSU5FEAIqYwoLRXZlbnRTdGF0dXMSHAoYRVZFTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWRVZFTlRfU1RBVFVTX0NPTkZJUk1FRBABEhoKFkVWRU5UX1NUQVRVU19URU5UQVRJVkUQAipjCgxUcmFuc3BhcmVuY3kSHAoYVFJBTlNQQVJFTkNZX1VOU1BFQ0lGSUVEEAASFwoTVFJBTlNQQVJFTkNZX09QQVFVRRABEhwKGFRSQU5TUEFSRU5DWV9UUkFOU1BBUkVOVBACKmoKDkN1cnNvclNuYXBzaG90Eh8KG0NVUlNPUl9TTkFQU0hPVF9VTlNQRUNJRklFRBAAEhgKFENVUlNPUl9TTkFQU0hPVF9IRUxEEAESHQoZQ1VSU09SX1NOQVBTSE9UX1JFQ0hFQ0tFRBACKlIKCEJ1c3lLaW5kEhkKFUJVU1lfS0lORF9VTlNQRUNJRklFRBAAEhIKDkJVU1lfS0lORF9CVVNZEAESFwoTQlVTWV9LSU5EX1RFTlRBVElWRRACMokDCg9DYWxlbmRhclNlcnZpY2USYQoMU2VhcmNoRXZlbnRzEhwuY2FscS52MS5TZWFyY2hFdmVudHNSZXF1ZXN0Gh0uY2FscS52MS5TZWFyY2hFdmVudHNSZXNwb25zZSIUkAIBkrUYDQECAwQFBgcICQoLDRUSUwoNTGlzdENhbGVuZGFycxIdLmNhbHEudjEuTGlzdENhbGVuZGFyc1JlcXVlc3QaHi5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXNwb25zZSIDkAIBElwKEEdldENhbGxlckNvbnRleHQSIC5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXF1ZXN0GiEuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVzcG9uc2UiA5ACARJgCg1RdWVyeUZyZWVCdXN5Eh0uY2FscS52MS5RdWVyeUZyZWVCdXN5UmVxdWVzdBoeLmNhbHEudjEuUXVlcnlGcmVlQnVzeVJlc3BvbnNlIhCQAgGStRgJFgECAwQFBgsNYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
 
 /**
  * A search of one calendar over a half-open window. Every field has exactly
@@ -617,6 +617,220 @@ export const GetCallerContextResponseSchema: GenMessage<GetCallerContextResponse
   messageDesc(file_calq_v1_calendar_service, 8);
 
 /**
+ * Asks when calendars are busy in a window.
+ *
+ * What blocks time: every occurrence that overlaps the window, except those
+ * marked TRANSP:TRANSPARENT, those that last zero time, and cancelled ones
+ * (which are never served). An occurrence with STATUS:TENTATIVE blocks as
+ * BUSY_KIND_TENTATIVE; any other as BUSY_KIND_BUSY, and where the two
+ * overlap the time is busy. All-day occurrences block their whole days in
+ * their calendar's zone like any other, by their TRANSP; without TRANSP they
+ * are opaque (RFC 5545's default), so an all-day holiday blocks its day
+ * unless its feed marks it transparent. Touching or overlapping intervals of
+ * one kind merge: [09:00, 10:00) and [10:00, 11:00) give [09:00, 11:00).
+ *
+ * @generated from message calq.v1.QueryFreeBusyRequest
+ */
+export type QueryFreeBusyRequest = Message<"calq.v1.QueryFreeBusyRequest"> & {
+  /**
+   * 1 to 50 calendar ids, "primary" naming the caller's own; an id may not
+   * appear twice (also not as "primary" and its id), else
+   * INVALID_CALENDAR_IDS. Any calendar the caller may not read refuses the
+   * whole request with CALENDAR_NOT_ACCESSIBLE, as for one calendar.
+   *
+   * @generated from field: repeated string calendar_ids = 1;
+   */
+  calendarIds: string[];
+
+  /**
+   * First instant of the window, included; the same three forms as
+   * SearchEventsRequest.start, read in `timezone`.
+   *
+   * @generated from field: string start = 2;
+   */
+  start: string;
+
+  /**
+   * First instant after the window, excluded; the same forms as `start`.
+   *
+   * @generated from field: string end_exclusive = 3;
+   */
+  endExclusive: string;
+
+  /**
+   * IANA zone the window is read in and the local times are shown in.
+   *
+   * @generated from field: string timezone = 4;
+   */
+  timezone: string;
+};
+
+/**
+ * Describes the message calq.v1.QueryFreeBusyRequest.
+ * Use `create(QueryFreeBusyRequestSchema)` to create a new message.
+ */
+export const QueryFreeBusyRequestSchema: GenMessage<QueryFreeBusyRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 9);
+
+/**
+ * A half-open interval [start_time, end_time) of blocked time, within the window.
+ *
+ * @generated from message calq.v1.BusyInterval
+ */
+export type BusyInterval = Message<"calq.v1.BusyInterval"> & {
+  /**
+   * First blocked instant, included.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 1;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * First instant after it, excluded.
+   *
+   * @generated from field: google.protobuf.Timestamp end_time = 2;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * How the interval blocks time.
+   *
+   * @generated from field: calq.v1.BusyKind kind = 3;
+   */
+  kind: BusyKind;
+
+  /**
+   * `start_time` as RFC 3339 with the offset of the request's zone.
+   *
+   * @generated from field: string start_local = 4;
+   */
+  startLocal: string;
+
+  /**
+   * `end_time` as RFC 3339 with the offset of the request's zone.
+   *
+   * @generated from field: string end_local = 5;
+   */
+  endLocal: string;
+};
+
+/**
+ * Describes the message calq.v1.BusyInterval.
+ * Use `create(BusyIntervalSchema)` to create a new message.
+ */
+export const BusyIntervalSchema: GenMessage<BusyInterval> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 10);
+
+/**
+ * The blocked time of one calendar.
+ *
+ * @generated from message calq.v1.CalendarBusy
+ */
+export type CalendarBusy = Message<"calq.v1.CalendarBusy"> & {
+  /**
+   * The calendar, with "primary" replaced by the caller's primary calendar id.
+   *
+   * @generated from field: string calendar_id = 1;
+   */
+  calendarId: string;
+
+  /**
+   * Merged blocked intervals, in start order, clipped to the window.
+   *
+   * @generated from field: repeated calq.v1.BusyInterval busy = 2;
+   */
+  busy: BusyInterval[];
+
+  /**
+   * The snapshot of the calendar that was read. Opaque.
+   *
+   * @generated from field: string snapshot_id = 3;
+   */
+  snapshotId: string;
+
+  /**
+   * When that snapshot's data was last known to match the feed.
+   *
+   * @generated from field: google.protobuf.Timestamp data_as_of = 4;
+   */
+  dataAsOf?: Timestamp | undefined;
+
+  /**
+   * True when the last reload failed and the last good snapshot was read.
+   *
+   * @generated from field: bool stale = 5;
+   */
+  stale: boolean;
+
+  /**
+   * False when the server stopped before it had read every occurrence in
+   * the window (its work budget, or more than 10,000 occurrences): the busy
+   * time shown is then only part of it.
+   *
+   * @generated from field: bool complete = 6;
+   */
+  complete: boolean;
+};
+
+/**
+ * Describes the message calq.v1.CalendarBusy.
+ * Use `create(CalendarBusySchema)` to create a new message.
+ */
+export const CalendarBusySchema: GenMessage<CalendarBusy> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 11);
+
+/**
+ * When the calendars asked for are busy.
+ *
+ * @generated from message calq.v1.QueryFreeBusyResponse
+ */
+export type QueryFreeBusyResponse = Message<"calq.v1.QueryFreeBusyResponse"> & {
+  /**
+   * The window as resolved, in UTC.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 1;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * The window's end instant, excluded.
+   *
+   * @generated from field: google.protobuf.Timestamp end_exclusive_time = 2;
+   */
+  endExclusiveTime?: Timestamp | undefined;
+
+  /**
+   * The IANA zone of the request, used for the local times.
+   *
+   * @generated from field: string timezone = 3;
+   */
+  timezone: string;
+
+  /**
+   * Each calendar's blocked time, in the order asked.
+   *
+   * @generated from field: repeated calq.v1.CalendarBusy calendars = 4;
+   */
+  calendars: CalendarBusy[];
+
+  /**
+   * The union of every calendar's blocked time: busy where any calendar is
+   * busy, else tentative where any is tentative. Time in no interval is free
+   * in every calendar asked.
+   *
+   * @generated from field: repeated calq.v1.BusyInterval combined = 5;
+   */
+  combined: BusyInterval[];
+};
+
+/**
+ * Describes the message calq.v1.QueryFreeBusyResponse.
+ * Use `create(QueryFreeBusyResponseSchema)` to create a new message.
+ */
+export const QueryFreeBusyResponseSchema: GenMessage<QueryFreeBusyResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 12);
+
+/**
  * How an occurrence must sit against the window to be returned.
  *
  * @generated from enum calq.v1.MatchMode
@@ -890,6 +1104,40 @@ export const CursorSnapshotSchema: GenEnum<CursorSnapshot> = /*@__PURE__*/
   enumDesc(file_calq_v1_calendar_service, 6);
 
 /**
+ * How a busy interval blocks time.
+ *
+ * @generated from enum calq.v1.BusyKind
+ */
+export enum BusyKind {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: BUSY_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Taken: at least one opaque, not tentative occurrence covers it.
+   *
+   * @generated from enum value: BUSY_KIND_BUSY = 1;
+   */
+  BUSY = 1,
+
+  /**
+   * Only tentative occurrences (STATUS:TENTATIVE) cover it.
+   *
+   * @generated from enum value: BUSY_KIND_TENTATIVE = 2;
+   */
+  TENTATIVE = 2,
+}
+
+/**
+ * Describes the enum calq.v1.BusyKind.
+ */
+export const BusyKindSchema: GenEnum<BusyKind> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 7);
+
+/**
  * Read-only search over the calendars the caller may read.
  *
  * No method of this service creates, moves or cancels an event, and no result
@@ -940,6 +1188,18 @@ export const CalendarService: GenService<{
     methodKind: "unary";
     input: typeof GetCallerContextRequestSchema;
     output: typeof GetCallerContextResponseSchema;
+  },
+  /**
+   * When one or more calendars are busy in a half-open window: the blocked
+   * time of each calendar and of all of them together, as merged half-open
+   * intervals. Read-only.
+   *
+   * @generated from rpc calq.v1.CalendarService.QueryFreeBusy
+   */
+  queryFreeBusy: {
+    methodKind: "unary";
+    input: typeof QueryFreeBusyRequestSchema;
+    output: typeof QueryFreeBusyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_calq_v1_calendar_service, 0);
