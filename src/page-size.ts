@@ -1,7 +1,8 @@
 /**
- * How many occurrences one SearchEvents page may hold. The service enforces
- * it and the tool schema states it, so both read it here: a model that
- * follows the schema is never refused INVALID_LIMIT.
+ * Bounds the service enforces and the tool schemas state: how many
+ * occurrences one SearchEvents page may hold, how many calendars one
+ * QueryFreeBusy may name. Both read them here, so a model that follows the
+ * schema is never refused INVALID_LIMIT or, for the count, INVALID_CALENDAR_IDS.
  */
 
 /** The page size when a request sends limit 0 (unset). */
@@ -9,3 +10,6 @@ export const DEFAULT_LIMIT = 20;
 
 /** The largest limit a request may send; more is INVALID_LIMIT. */
 export const MAX_LIMIT = 100;
+
+/** The most calendars one QueryFreeBusy may name; more is INVALID_CALENDAR_IDS (stated in the tool schema too). */
+export const MAX_FREE_BUSY_CALENDARS = 50;

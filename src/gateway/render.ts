@@ -15,7 +15,39 @@ export function renderResult(tool: ToolDefinition, args: Record<string, unknown>
       return renderCalendars(result as unknown as CalendarList);
     case "get_user_context":
       return renderUserContext(tool, result as unknown as UserContext);
+    case "query_free_busy":
+      return renderFreeBusy(result as unknown as FreeBusyResult);
   }
+}
+
+interface BusyInterval {
+  start_local: string;
+  end_local: string;
+  kind: string;
+}
+
+interface FreeBusyResult {
+  timezone: string;
+  calendars: { calendar_id: string; busy: BusyInterval[]; stale: boolean; complete: boolean }[];
+  combined: BusyInterval[];
+}
+
+/** Busy time as local wall times with their offsets; what is not listed is free in every calendar asked. */
+function renderFreeBusy(result: FreeBusyResult): string {
+  const interval = (busy: BusyInterval) =>
+    `${busy.start_local} to ${busy.end_local} (end excluded)${busy.kind === "tentative" ? ", tentative" : ""}`;
+  const lines = [
+    `Busy time in ${result.timezone}, all calendars together; any time not listed is free in every calendar asked:`,
+    ...(result.combined.length === 0 ? ["- none: free for the whole window"] : result.combined.map((busy) => `- ${interval(busy)}`)),
+  ];
+  for (const calendar of result.calendars) {
+    const notes = [
+      calendar.stale ? "stale: its last reload failed" : "",
+      calendar.complete ? "" : "read only in part: more may be busy",
+    ].filter((note) => note !== "");
+    lines.push(`${calendar.calendar_id}: ${calendar.busy.length} busy interval(s)${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`);
+  }
+  return lines.join("\n");
 }
 
 interface Occurrence {

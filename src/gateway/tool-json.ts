@@ -43,7 +43,7 @@ export function requestFromArguments<Desc extends DescMessage>(desc: Desc, args:
       const match = field.enum.values.find((candidate) => enumToolName(candidate) === value);
       if (match === undefined) throw new Error(`${field.name}: ${String(value)} is not a value of ${field.enum.typeName}`);
       init[field.localName] = match.number;
-    } else if (field.fieldKind === "scalar") {
+    } else if (field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar")) {
       init[field.localName] = value;
     } else {
       throw new Error(`${desc.typeName}.${field.name}: only scalar and enum request fields can be tool arguments`);

@@ -5,7 +5,7 @@
  * comment and the tool description changes with it.
  */
 import { type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry, ScalarType } from "@bufbuild/protobuf";
-import { MAX_LIMIT } from "../page-size.js";
+import { MAX_FREE_BUSY_CALENDARS, MAX_LIMIT } from "../page-size.js";
 import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
 import { type ErrorGuideEntry, GATEWAY_ERRORS, readErrorGuide, reasonsOf, servicePromises } from "./error-guide.js";
 import { enumToolName, sendableValues } from "./tool-json.js";
@@ -32,6 +32,7 @@ const TOOL_METHODS = [
   { name: "search_calendar_events", title: "Search calendar events", method: "SearchEvents" },
   { name: "list_calendars", title: "List calendars", method: "ListCalendars" },
   { name: "get_user_context", title: "Get user context", method: "GetCallerContext" },
+  { name: "query_free_busy", title: "Query free/busy", method: "QueryFreeBusy" },
 ] as const;
 
 /** The name of one of the calq tools. */
@@ -113,17 +114,21 @@ function vocabulary(service: DescService, errors: readonly ErrorGuideEntry[]): (
  */
 const FIELD_BOUNDS: Readonly<Record<string, JsonSchema>> = {
   "calq.v1.SearchEventsRequest.limit": { minimum: 0, maximum: MAX_LIMIT },
+  "calq.v1.QueryFreeBusyRequest.calendar_ids": { minItems: 1, maxItems: MAX_FREE_BUSY_CALENDARS },
 };
 
 /** A strict input schema: every field a property, all required, optional ones nullable. */
 function inputSchema(message: DescMessage, words: (text: string) => string): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of message.fields) {
-    if (field.fieldKind !== "scalar" && field.fieldKind !== "enum") {
-      throw new Error(`${message.typeName}.${field.name}: only scalar and enum fields can be tool arguments`);
+    const scalarList = field.fieldKind === "list" && field.listKind === "scalar";
+    if (field.fieldKind !== "scalar" && field.fieldKind !== "enum" && !scalarList) {
+      throw new Error(`${message.typeName}.${field.name}: only scalar, enum and repeated scalar fields can be tool arguments`);
     }
     const nullable = !isRequiredField(field);
-    const schema = valueSchema(field, sendableValues, nullable);
+    const schema = scalarList
+      ? { type: nullable ? ["array", "null"] : "array", items: valueSchema(field, sendableValues, false) }
+      : valueSchema(field, sendableValues, nullable);
     let description = proseOf(field);
     if (field.enum !== undefined) {
       description += `\n${sendableValues(field.enum)

@@ -19,6 +19,7 @@ import {
 import { CalqError } from "../calq-error.js";
 import type { Occurrence } from "../expand/occurrence.js";
 import type { Logger } from "../logging/logger.js";
+import { MAX_FREE_BUSY_CALENDARS } from "../page-size.js";
 import { type BusyInterval, busyKindOf, mergeBusy } from "../search/busy-time.js";
 import { type Position, type SearchLimits, searchPageSteps } from "../search/search-occurrences.js";
 import { runYielding } from "../stepwise.js";
@@ -29,9 +30,6 @@ import type { ZoneRules } from "../time/zone-rules.js";
 import type { Principal } from "./authenticator.js";
 import { openCalendar } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
-
-/** The most calendars one request may name. */
-export const MAX_FREE_BUSY_CALENDARS = 50;
 
 /** Occurrences read per calendar at most; past it the calendar's busy time is marked incomplete. */
 const MAX_OCCURRENCES_PER_CALENDAR = 10_000;

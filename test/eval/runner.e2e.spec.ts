@@ -85,7 +85,12 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
     const first = received[0].body;
     expect(first.messages[0]).toEqual({ role: "system", content: SYSTEM_PROMPT });
     expect(first.messages[1]).toEqual({ role: "user", content: "What meetings do I have next Friday morning?" });
-    expect(first.tools.map((tool) => tool.function.name)).toEqual(["search_calendar_events", "list_calendars", "get_user_context"]);
+    expect(first.tools.map((tool) => tool.function.name)).toEqual([
+      "search_calendar_events",
+      "list_calendars",
+      "get_user_context",
+      "query_free_busy",
+    ]);
     expect(first.tools.every((tool) => tool.type === "function" && tool.function.strict)).toBe(true);
     expect(first.tools[0].function.description).toContain("half-open");
     const contextAnswer = received[1].body.messages.at(-1)!;

@@ -49,6 +49,7 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
       "search_calendar_events",
       "list_calendars",
       "get_user_context",
+      "query_free_busy",
     ]);
     const events = eventsOf(await callTool(client, "search_calendar_events", FRIDAY_MORNING));
     expect(events[0]).toMatchObject({ summary: "Design review", window_relation: "crosses_start" });

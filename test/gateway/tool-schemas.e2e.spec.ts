@@ -53,12 +53,25 @@ function errorCodesIn(description: string): string[] {
 }
 
 describe("tools generated from the proto descriptors", () => {
-  it("offers search_calendar_events, list_calendars and get_user_context", () => {
+  it("offers search_calendar_events, list_calendars, get_user_context and query_free_busy", () => {
     expect(catalog.tools.map((candidate) => [candidate.name, candidate.method.name])).toEqual([
       ["search_calendar_events", "SearchEvents"],
       ["list_calendars", "ListCalendars"],
       ["get_user_context", "GetCallerContext"],
+      ["query_free_busy", "QueryFreeBusy"],
     ]);
+  });
+
+  it("gives query_free_busy its calendar list, bounded as the service bounds it, and only its own reasons", () => {
+    const freeBusy = tool("query_free_busy");
+    const schema = freeBusy.inputSchema as { properties: Record<string, Record<string, unknown>>; required: string[] };
+    expect(Object.keys(schema.properties)).toEqual(["calendar_ids", "start", "end_exclusive", "timezone"]);
+    expect(schema.properties.calendar_ids).toMatchObject({ type: "array", items: { type: "string" }, minItems: 1, maxItems: 50 });
+    expect(schema.required).toEqual(Object.keys(schema.properties));
+    const codes = errorCodesIn(freeBusy.description);
+    expect(codes).toContain("invalid_calendar_ids");
+    expect(codes).not.toContain("invalid_cursor");
+    expect(codes).not.toContain("invalid_text_query");
   });
 
   it("keeps the contract's field names, all required, the optional ones nullable, nothing else allowed", () => {

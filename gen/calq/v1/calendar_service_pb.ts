@@ -643,8 +643,9 @@ export type QueryFreeBusyRequest = Message<"calq.v1.QueryFreeBusyRequest"> & {
   calendarIds: string[];
 
   /**
-   * First instant of the window, included; the same three forms as
-   * SearchEventsRequest.start, read in `timezone`.
+   * First instant of the window, included, in one of the three forms
+   * SearchEvents takes (RFC 3339 with the zone's offset, a local wall time,
+   * or a date), read in `timezone`.
    *
    * @generated from field: string start = 2;
    */

@@ -8,7 +8,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, expect, it } from "vitest";
 import { buildToolCatalog } from "../../../src/gateway/tool-schemas.js";
-import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, type SeedService } from "./seed-service.js";
+import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, HCM, type SeedService } from "./seed-service.js";
 import { callTool, errorCode, eventsOf } from "./tool-results.js";
 
 /** How a spec reaches its gateway: the seed service behind it, and a real MCP client as the holder of a token. */
@@ -61,6 +61,17 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
     expect(events[1].window_relation).toBe("crosses_end");
     expect(result.text).toContain("- Fri 2026-10-02 08:30-09:30 +07:00 Design review @ Room 3.2 [crosses_start]");
     expect(result.text).toContain("No more pages.");
+  });
+
+  it("answers query_free_busy with the merged busy time of Friday, in local times", async () => {
+    const friday = { calendar_ids: ["primary"], start: "2026-10-02T08:00", end_exclusive: "2026-10-02T18:00", timezone: HCM };
+    const result = await callTool(an, "query_free_busy", friday);
+    // 08:00-09:00 and 08:30-09:30 overlap; 11:30-12:30 and 12:00-13:00 too; the 17:00 reminder lasts no time.
+    expect(result.text).toContain("- 2026-10-02T08:00:00+07:00 to 2026-10-02T09:30:00+07:00 (end excluded)\n");
+    expect(result.text).toContain("- 2026-10-02T11:30:00+07:00 to 2026-10-02T13:00:00+07:00 (end excluded)\n");
+    expect((result.structured as { combined: unknown[] }).combined).toHaveLength(2);
+    const twice = await callTool(an, "query_free_busy", { ...friday, calendar_ids: ["primary", "work"] });
+    expect(errorCode(twice)).toBe("invalid_calendar_ids");
   });
 
   it("leaves the 08:30 meeting out with start_within", async () => {
