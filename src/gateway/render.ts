@@ -17,7 +17,28 @@ export function renderResult(tool: ToolDefinition, args: Record<string, unknown>
       return renderUserContext(tool, result as unknown as UserContext);
     case "query_free_busy":
       return renderFreeBusy(result as unknown as FreeBusyResult);
+    case "find_free_slots":
+      return renderFreeSlots(result as unknown as FreeSlotsResult);
   }
+}
+
+interface FreeSlotsResult {
+  slots: { start_local: string; end_local: string }[];
+  timezone: string;
+  complete: boolean;
+}
+
+/** The slots as local wall times with their offsets (two slots can share a wall time across a fall-back). */
+function renderFreeSlots(result: FreeSlotsResult): string {
+  const lines =
+    result.slots.length === 0
+      ? ["No free slot of that length fits the window (and working hours, if given)."]
+      : [
+          `Free slots in ${result.timezone}, each end excluded:`,
+          ...result.slots.map((slot) => `- ${slot.start_local} to ${slot.end_local}`),
+        ];
+  if (!result.complete) lines.push("A calendar was read only in part: confirm a slot before booking it.");
+  return lines.join("\n");
 }
 
 interface BusyInterval {

@@ -33,6 +33,7 @@ const TOOL_METHODS = [
   { name: "list_calendars", title: "List calendars", method: "ListCalendars" },
   { name: "get_user_context", title: "Get user context", method: "GetCallerContext" },
   { name: "query_free_busy", title: "Query free/busy", method: "QueryFreeBusy" },
+  { name: "find_free_slots", title: "Find free slots", method: "FindFreeSlots" },
 ] as const;
 
 /** The name of one of the calq tools. */
@@ -115,6 +116,10 @@ function vocabulary(service: DescService, errors: readonly ErrorGuideEntry[]): (
 const FIELD_BOUNDS: Readonly<Record<string, JsonSchema>> = {
   "calq.v1.SearchEventsRequest.limit": { minimum: 0, maximum: MAX_LIMIT },
   "calq.v1.QueryFreeBusyRequest.calendar_ids": { minItems: 1, maxItems: MAX_FREE_BUSY_CALENDARS },
+  "calq.v1.FindFreeSlotsRequest.calendar_ids": { minItems: 1, maxItems: MAX_FREE_BUSY_CALENDARS },
+  "calq.v1.FindFreeSlotsRequest.duration_minutes": { minimum: 5, maximum: 1440 },
+  "calq.v1.FindFreeSlotsRequest.step_minutes": { minimum: 0, maximum: 1440 },
+  "calq.v1.FindFreeSlotsRequest.limit": { minimum: 0, maximum: 50 },
 };
 
 /** A strict input schema: every field a property, all required, optional ones nullable. */
@@ -136,7 +141,7 @@ function inputSchema(message: DescMessage, words: (text: string) => string): Jso
         .join("\n")}`;
     }
     if (nullable)
-      description += `\nnull leaves it unset, which means ${field.fieldKind === "enum" || field.scalar !== ScalarType.STRING ? "0" : "empty"}.`;
+      description += `\nnull leaves it unset, which means ${scalarList || (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING) ? "empty" : "0"}.`;
     properties[field.name] = { ...schema, ...FIELD_BOUNDS[`${message.typeName}.${field.name}`], description: words(description) };
   }
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };

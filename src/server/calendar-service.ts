@@ -41,7 +41,7 @@ import { resolveWindow } from "../time/request-window.js";
 import type { Authenticator, Principal } from "./authenticator.js";
 import { mayRead, openCalendar } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
-import { queryFreeBusy } from "./free-busy.js";
+import { findFreeSlotsFor, queryFreeBusy } from "./free-busy.js";
 import { occurrenceMessage } from "./occurrence-message.js";
 
 export interface CalendarServiceDeps {
@@ -96,6 +96,7 @@ const PARTIAL_REASONS: Record<EnginePartialReason, PartialReason> = {
 export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof CalendarService> {
   const { store, authenticator, cursors, log, now } = deps;
   const searchClock = deps.searchClock ?? (() => performance.now());
+  const freeBusyDeps = { store, maxWindowMs: deps.maxWindowMs, log, searchBudgetMs: deps.searchBudgetMs, clock: searchClock };
   const caller = (context: HandlerContext): Promise<Principal> => authenticator.authenticate(context);
 
   return {
@@ -233,13 +234,11 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
     },
 
     async queryFreeBusy(request, context) {
-      const principal = await caller(context);
-      return queryFreeBusy(
-        { store, maxWindowMs: deps.maxWindowMs, log, searchBudgetMs: deps.searchBudgetMs, clock: searchClock },
-        principal,
-        request,
-        context,
-      );
+      return queryFreeBusy(freeBusyDeps, await caller(context), request, context);
+    },
+
+    async findFreeSlots(request, context) {
+      return findFreeSlotsFor(freeBusyDeps, await caller(context), request, context);
     },
 
     async getCallerContext(_request, context) {

@@ -1,7 +1,8 @@
 /**
- * QueryFreeBusy (calendar_service.proto): the blocked time of 1 to 50
- * calendars in a window, each merged and all combined, by the rules of
- * search/busy-time.ts. Every calendar is opened as SearchEvents opens one,
+ * QueryFreeBusy and FindFreeSlots (calendar_service.proto): the blocked
+ * time of 1 to 50 calendars in a window, each merged and all combined, by
+ * the rules of search/busy-time.ts, and the first free slots around it
+ * (search/free-slots.ts). Every calendar is opened as SearchEvents opens one,
  * so any calendar the caller may not read refuses the whole request.
  */
 import { create } from "@bufbuild/protobuf";
@@ -12,20 +13,28 @@ import {
   BusyIntervalSchema,
   BusyKind,
   CalendarBusySchema,
+  type FindFreeSlotsRequest,
+  type FindFreeSlotsResponse,
+  FindFreeSlotsResponseSchema,
+  FreeSlotSchema,
   type QueryFreeBusyRequest,
   type QueryFreeBusyResponse,
   QueryFreeBusyResponseSchema,
+  TentativePolicy,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { CalqError } from "../calq-error.js";
 import type { Occurrence } from "../expand/occurrence.js";
 import type { Logger } from "../logging/logger.js";
 import { MAX_FREE_BUSY_CALENDARS } from "../page-size.js";
-import { type BusyInterval, busyKindOf, mergeBusy } from "../search/busy-time.js";
+import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search/busy-time.js";
+import { findFreeSlots, type WorkingHours } from "../search/free-slots.js";
 import { type Position, type SearchLimits, searchPageSteps } from "../search/search-occurrences.js";
 import { runYielding } from "../stepwise.js";
-import type { CalendarStore } from "../store/calendar-store.js";
+import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
+import type { Snapshot } from "../store/snapshot.js";
 import { formatInZone } from "../time/civil.js";
-import { resolveWindow } from "../time/request-window.js";
+import { type RequestWindow, resolveWindow } from "../time/request-window.js";
+import { MINUTE_MS } from "../time/units.js";
 import type { ZoneRules } from "../time/zone-rules.js";
 import type { Principal } from "./authenticator.js";
 import { openCalendar } from "./calendar-access.js";
@@ -43,29 +52,37 @@ export interface FreeBusyDeps {
   readonly clock: () => number;
 }
 
-/** Answers one QueryFreeBusy call for `principal`. */
-export async function queryFreeBusy(
+/** One calendar's blocked time in a window, as read from its current snapshot. */
+interface CalendarBlocked {
+  readonly view: CalendarView;
+  readonly snapshot: Snapshot;
+  /** Merged, clipped to the window. */
+  readonly busy: readonly BusyInterval[];
+  /** False when the calendar was read only in part (its work budget, or too many occurrences). */
+  readonly complete: boolean;
+}
+
+/**
+ * Opens the named calendars as SearchEvents opens one (any the caller may
+ * not read refuses the whole request) and reads each one's blocked time.
+ */
+async function blockedTimeOf(
   deps: FreeBusyDeps,
   principal: Principal,
-  request: QueryFreeBusyRequest,
+  ids: readonly string[],
+  window: RequestWindow,
   context: HandlerContext,
-): Promise<QueryFreeBusyResponse> {
-  const ids = request.calendarIds;
-  if (ids.length === 0 || ids.length > MAX_FREE_BUSY_CALENDARS) {
-    throw invalidIds(`send 1 to ${MAX_FREE_BUSY_CALENDARS} calendar ids, not ${ids.length}`);
-  }
-  const window = resolveWindow({ start: request.start, endExclusive: request.endExclusive, timezone: request.timezone }, deps.maxWindowMs);
+  method: string,
+): Promise<CalendarBlocked[]> {
   const correlationId = callInfo(context)?.correlationId;
-  const views = ids.map((id) => openCalendar(deps.store, principal, id, "QueryFreeBusy", deps.log, correlationId));
+  const views = ids.map((id) => openCalendar(deps.store, principal, id, method, deps.log, correlationId));
   const seen = new Set<string>();
   for (const view of views) {
     if (seen.has(view.config.id))
       throw invalidIds(`calendar ${view.config.id} is named twice (as "primary" and by its id, or twice by its id)`);
     seen.add(view.config.id);
   }
-
-  const everyone: BusyInterval[] = [];
-  const calendars = [];
+  const read: CalendarBlocked[] = [];
   for (const view of views) {
     const snapshot = view.snapshot;
     if (snapshot === undefined) throw new CalqError("PROVIDER_UNAVAILABLE", "a calendar's feed has not loaded yet; retry later");
@@ -73,42 +90,157 @@ export async function queryFreeBusy(
     const blocking: BusyInterval[] = [];
     let after: Position | undefined;
     let complete = true;
-    let read = 0;
+    let count = 0;
     for (;;) {
       const page = await runYielding(searchPageSteps(snapshot, { window, mode: "overlap", limit: PAGE, after }, limits));
-      read += page.occurrences.length;
+      count += page.occurrences.length;
       for (const occurrence of page.occurrences) {
         const kind = busyKindOf(blockingFacts(occurrence));
         if (kind !== undefined) blocking.push({ start: occurrence.start, end: occurrence.end, kind });
       }
       if (page.partial !== undefined || !page.complete) complete = false;
       if (page.next === undefined || page.partial !== undefined) break;
-      if (read >= MAX_OCCURRENCES_PER_CALENDAR) {
+      if (count >= MAX_OCCURRENCES_PER_CALENDAR) {
         complete = false;
         break;
       }
       after = page.next;
     }
-    const merged = mergeBusy(blocking, window.start, window.endExclusive);
-    everyone.push(...merged);
-    calendars.push(
-      create(CalendarBusySchema, {
-        calendarId: view.config.id,
-        busy: merged.map((interval) => intervalMessage(interval, window.zone)),
-        snapshotId: snapshot.id,
-        dataAsOf: timestampFromMs(view.snapshot === snapshot ? (view.status.lastSuccessAt ?? snapshot.dataAsOf) : snapshot.dataAsOf),
-        stale: view.stale,
-        complete,
-      }),
-    );
+    read.push({ view, snapshot, busy: mergeBusy(blocking, window.start, window.endExclusive), complete });
   }
+  return read;
+}
+
+/** Answers one QueryFreeBusy call for `principal`. */
+export async function queryFreeBusy(
+  deps: FreeBusyDeps,
+  principal: Principal,
+  request: QueryFreeBusyRequest,
+  context: HandlerContext,
+): Promise<QueryFreeBusyResponse> {
+  checkIdCount(request.calendarIds);
+  const window = resolveWindow({ start: request.start, endExclusive: request.endExclusive, timezone: request.timezone }, deps.maxWindowMs);
+  const read = await blockedTimeOf(deps, principal, request.calendarIds, window, context, "QueryFreeBusy");
   return create(QueryFreeBusyResponseSchema, {
     startTime: timestampFromMs(window.start),
     endExclusiveTime: timestampFromMs(window.endExclusive),
     timezone: window.timezone,
-    calendars,
-    combined: mergeBusy(everyone, window.start, window.endExclusive).map((interval) => intervalMessage(interval, window.zone)),
+    calendars: read.map(({ view, snapshot, busy, complete }) =>
+      create(CalendarBusySchema, {
+        calendarId: view.config.id,
+        busy: busy.map((interval) => intervalMessage(interval, window.zone)),
+        snapshotId: snapshot.id,
+        dataAsOf: timestampFromMs(view.status.lastSuccessAt ?? snapshot.dataAsOf),
+        stale: view.stale,
+        complete,
+      }),
+    ),
+    combined: mergeBusy(
+      read.flatMap((calendar) => calendar.busy),
+      window.start,
+      window.endExclusive,
+    ).map((interval) => intervalMessage(interval, window.zone)),
   });
+}
+
+/** The default and the bounds of a FindFreeSlots request (calendar_service.proto). */
+const DEFAULT_STEP_MINUTES = 30;
+const DEFAULT_SLOTS = 10;
+const MAX_SLOTS = 50;
+
+/** Answers one FindFreeSlots call for `principal`. */
+export async function findFreeSlotsFor(
+  deps: FreeBusyDeps,
+  principal: Principal,
+  request: FindFreeSlotsRequest,
+  context: HandlerContext,
+): Promise<FindFreeSlotsResponse> {
+  checkIdCount(request.calendarIds);
+  const durationMinutes = request.durationMinutes;
+  if (!(durationMinutes >= 5 && durationMinutes <= 1440))
+    throw invalidSlots(`duration_minutes must be 5 to 1440, not ${durationMinutes}`, "duration_minutes");
+  const stepMinutes = request.stepMinutes === 0 ? DEFAULT_STEP_MINUTES : request.stepMinutes;
+  if (!(stepMinutes >= 5 && stepMinutes <= 1440))
+    throw invalidSlots(`step_minutes must be 0 or 5 to 1440, not ${request.stepMinutes}`, "step_minutes");
+  const limit = request.limit === 0 ? DEFAULT_SLOTS : request.limit;
+  if (!(limit >= 1 && limit <= MAX_SLOTS)) throw invalidSlots(`limit must be 0 to ${MAX_SLOTS}, not ${request.limit}`, "limit");
+  const tentativeBlocks = tentativePolicy(request.tentative);
+  const workingHours = workingHoursOf(request);
+  const window = resolveWindow({ start: request.start, endExclusive: request.endExclusive, timezone: request.timezone }, deps.maxWindowMs);
+  const read = await blockedTimeOf(deps, principal, request.calendarIds, window, context, "FindFreeSlots");
+  const blocked = blockedTime(
+    read.flatMap((calendar) => calendar.busy),
+    tentativeBlocks,
+    window.start,
+    window.endExclusive,
+  );
+  const slots = findFreeSlots(blocked, {
+    start: window.start,
+    endExclusive: window.endExclusive,
+    zone: window.zone,
+    durationMs: durationMinutes * MINUTE_MS,
+    stepMs: stepMinutes * MINUTE_MS,
+    workingHours,
+    limit,
+  });
+  return create(FindFreeSlotsResponseSchema, {
+    slots: slots.map((slot) =>
+      create(FreeSlotSchema, {
+        startTime: timestampFromMs(slot.start),
+        endTime: timestampFromMs(slot.end),
+        startLocal: formatInZone(slot.start, window.zone),
+        endLocal: formatInZone(slot.end, window.zone),
+      }),
+    ),
+    timezone: window.timezone,
+    complete: read.every((calendar) => calendar.complete),
+  });
+}
+
+/** Whether tentative time blocks, as the request says; there is no default. */
+function tentativePolicy(policy: TentativePolicy): boolean {
+  switch (policy) {
+    case TentativePolicy.BUSY:
+      return true;
+    case TentativePolicy.FREE:
+      return false;
+    case TentativePolicy.UNSPECIFIED:
+      throw invalidSlots("tentative is required: TENTATIVE_POLICY_BUSY or TENTATIVE_POLICY_FREE", "tentative");
+    default:
+      policy satisfies never;
+      throw invalidSlots("tentative is required: TENTATIVE_POLICY_BUSY or TENTATIVE_POLICY_FREE", "tentative");
+  }
+}
+
+const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+/** Minutes after midnight of "HH:MM" ("24:00" allowed as an end). */
+function minutesOf(text: string, field: string, end: boolean): number {
+  if (end && text === "24:00") return 1440;
+  const match = LOCAL_TIME.exec(text);
+  if (match === null) throw invalidSlots(`${field} must be a local time "HH:MM"${end ? ' (or "24:00")' : ""}, not "${text}"`, field);
+  return Number(match[1]) * 60 + Number(match[2]);
+}
+
+function workingHoursOf(request: FindFreeSlotsRequest): WorkingHours | undefined {
+  const { workingHoursStart: start, workingHoursEnd: end } = request;
+  if (start === "" && end === "") {
+    if (request.workingDays.length > 0)
+      throw invalidSlots("working_days goes with working_hours_start and working_hours_end", "working_days");
+    return undefined;
+  }
+  const startMinute = minutesOf(start, "working_hours_start", false);
+  const endMinute = minutesOf(end, "working_hours_end", true);
+  if (endMinute <= startMinute) throw invalidSlots("working_hours_end must come after working_hours_start", "working_hours_end");
+  const days = request.workingDays.length === 0 ? [1, 2, 3, 4, 5] : request.workingDays;
+  if (days.some((day) => !Number.isInteger(day) || day < 1 || day > 7) || new Set(days).size !== days.length) {
+    throw invalidSlots("working_days must be weekdays 1 (Monday) to 7 (Sunday), each once", "working_days");
+  }
+  return { days: new Set(days), startMinute, endMinute };
+}
+
+function invalidSlots(message: string, field: string): CalqError {
+  return new CalqError("INVALID_SLOT_QUERY", message, field);
 }
 
 /** What decides whether an occurrence blocks time (cancelled occurrences are never served). */
@@ -126,6 +258,13 @@ function intervalMessage(interval: BusyInterval, zone: ZoneRules): BusyIntervalM
     startLocal: formatInZone(interval.start, zone),
     endLocal: formatInZone(interval.end, zone),
   });
+}
+
+/** Refuses no calendar, or more than 50, before anything else is read. */
+function checkIdCount(ids: readonly string[]): void {
+  if (ids.length === 0 || ids.length > MAX_FREE_BUSY_CALENDARS) {
+    throw invalidIds(`send 1 to ${MAX_FREE_BUSY_CALENDARS} calendar ids, not ${ids.length}`);
+  }
 }
 
 function invalidIds(message: string): CalqError {

@@ -53,12 +53,13 @@ function errorCodesIn(description: string): string[] {
 }
 
 describe("tools generated from the proto descriptors", () => {
-  it("offers search_calendar_events, list_calendars, get_user_context and query_free_busy", () => {
+  it("offers search_calendar_events, list_calendars, get_user_context, query_free_busy and find_free_slots", () => {
     expect(catalog.tools.map((candidate) => [candidate.name, candidate.method.name])).toEqual([
       ["search_calendar_events", "SearchEvents"],
       ["list_calendars", "ListCalendars"],
       ["get_user_context", "GetCallerContext"],
       ["query_free_busy", "QueryFreeBusy"],
+      ["find_free_slots", "FindFreeSlots"],
     ]);
   });
 
@@ -162,7 +163,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(22);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(23);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",

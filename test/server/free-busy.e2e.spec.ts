@@ -5,7 +5,7 @@
  * intervals merge), and the refusals of the ids.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BusyKind } from "../../gen/calq/v1/calendar_service_pb.js";
+import { BusyKind, TentativePolicy } from "../../gen/calq/v1/calendar_service_pb.js";
 import { ics, vevent } from "../support/feeds.js";
 import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
@@ -92,5 +92,65 @@ describe("QueryFreeBusy", () => {
     expect(failure.errorInfo?.reason).toBe("CALENDAR_NOT_ACCESSIBLE");
     const unknown = await failureOf(client.queryFreeBusy(friday(["work", "no-such-calendar"])));
     expect(unknown.errorInfo).toEqual(failure.errorInfo);
+  });
+});
+
+describe("FindFreeSlots", () => {
+  const slots = (request: Parameters<CalqGrpcClient["findFreeSlots"]>[0]) =>
+    client
+      .findFreeSlots(request)
+      .then((response) => response.slots.map((slot) => `${slot.startLocal.slice(11, 16)}-${slot.endLocal.slice(11, 16)}`));
+  const day = { calendarIds: ["work", "team"], start: "2026-10-02T08:00", endExclusive: "2026-10-02T18:00", timezone: "Asia/Ho_Chi_Minh" };
+
+  it("finds the first free hours around the busy time of every calendar, touching it but never inside it", async () => {
+    expect(await slots({ ...day, durationMinutes: 60, stepMinutes: 30, tentative: TentativePolicy.BUSY, limit: 4 })).toEqual([
+      "08:00-09:00",
+      "13:00-14:00",
+      "13:30-14:30",
+      "14:00-15:00",
+    ]);
+  });
+
+  it("counts tentative time as free only when told to", async () => {
+    const free = await slots({ ...day, durationMinutes: 30, tentative: TentativePolicy.FREE, limit: 20 });
+    const busy = await slots({ ...day, durationMinutes: 30, tentative: TentativePolicy.BUSY, limit: 20 });
+    expect(free).toContain("11:00-11:30");
+    expect(free).toContain("16:00-16:30");
+    expect(busy).not.toContain("16:00-16:30");
+    const failure = await failureOf(client.findFreeSlots({ ...day, durationMinutes: 30 }));
+    expect(failure.errorInfo?.reason).toBe("INVALID_SLOT_QUERY");
+    expect(failure.badRequest?.fieldViolations[0].field).toBe("tentative");
+  });
+
+  it("keeps slots inside working hours on working days", async () => {
+    const weekend = { ...day, start: "2026-10-03T00:00", endExclusive: "2026-10-06T00:00" };
+    const found = await client.findFreeSlots({
+      ...weekend,
+      durationMinutes: 60,
+      stepMinutes: 60,
+      tentative: TentativePolicy.BUSY,
+      workingHoursStart: "09:00",
+      workingHoursEnd: "11:00",
+      limit: 5,
+    });
+    // Saturday 3 and Sunday 4 October are not working days by default; Monday 5 is.
+    expect(found.slots.map((slot) => slot.startLocal)).toEqual(["2026-10-05T09:00:00+07:00", "2026-10-05T10:00:00+07:00"]);
+  });
+
+  it("refuses a bad duration, step, limit or working hours, naming the field", async () => {
+    const base = { ...day, durationMinutes: 30, tentative: TentativePolicy.BUSY };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ durationMinutes: 0 }, "duration_minutes"],
+      [{ stepMinutes: 3 }, "step_minutes"],
+      [{ limit: 51 }, "limit"],
+      [{ workingHoursStart: "9:00", workingHoursEnd: "17:00" }, "working_hours_start"],
+      [{ workingHoursStart: "17:00", workingHoursEnd: "09:00" }, "working_hours_end"],
+      [{ workingHoursStart: "09:00", workingHoursEnd: "17:00", workingDays: [0] }, "working_days"],
+    ];
+    for (const [change, field] of cases) {
+      const failure = await failureOf(client.findFreeSlots({ ...base, ...change } as Parameters<CalqGrpcClient["findFreeSlots"]>[0]));
+      expect(failure.errorInfo?.reason, field).toBe("INVALID_SLOT_QUERY");
+      expect(failure.badRequest?.fieldViolations[0].field).toBe(field);
+    }
   });
 });

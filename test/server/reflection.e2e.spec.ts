@@ -63,7 +63,13 @@ describe("server reflection", () => {
     const root = await reflection.fileContainingSymbol("calq.v1.CalendarService");
     reflection.grpcClient.close();
     const service = root.lookupService("calq.v1.CalendarService");
-    expect(Object.keys(service.methods).sort()).toEqual(["GetCallerContext", "ListCalendars", "QueryFreeBusy", "SearchEvents"]);
+    expect(Object.keys(service.methods).sort()).toEqual([
+      "FindFreeSlots",
+      "GetCallerContext",
+      "ListCalendars",
+      "QueryFreeBusy",
+      "SearchEvents",
+    ]);
     const method = service.methods.SearchEvents;
     const requestType = root.lookupType(method.requestType);
     const responseType = root.lookupType(method.responseType);

@@ -14,6 +14,8 @@ import {
   ReloadCalendarResponseSchema,
 } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import {
+  FindFreeSlotsRequestSchema,
+  FindFreeSlotsResponseSchema,
   GetCallerContextRequestSchema,
   GetCallerContextResponseSchema,
   ListCalendarsRequestSchema,
@@ -54,6 +56,10 @@ export class CalqGrpcClient {
 
   getCallerContext(token: string | null = this.token ?? null) {
     return this.call(`${SERVICE}/GetCallerContext`, GetCallerContextRequestSchema, GetCallerContextResponseSchema, {}, token);
+  }
+
+  findFreeSlots(request: MessageInitShape<typeof FindFreeSlotsRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${SERVICE}/FindFreeSlots`, FindFreeSlotsRequestSchema, FindFreeSlotsResponseSchema, request, token);
   }
 
   queryFreeBusy(request: MessageInitShape<typeof QueryFreeBusyRequestSchema>, token: string | null = this.token ?? null) {

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file calq/v1/calendar_service.proto.
  */
 export const file_calq_v1_calendar_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi5QEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQESFwoKdGV4dF9xdWVyeRgIIAEoCUID4EEBIu8BCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAki7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QilgQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIpIBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgiGQoXR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QikQEKGEdldENhbGxlckNvbnRleHRSZXNwb25zZRIUCgxwcmluY2lwYWxfaWQYASABKAkSEAoIdGltZXpvbmUYAiABKAkSMAoMY3VycmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAQgASgJIngKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQIitQEKDEJ1c3lJbnRlcnZhbBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoEa2luZBgDIAEoDjIRLmNhbHEudjEuQnVzeUtpbmQSEwoLc3RhcnRfbG9jYWwYBCABKAkSEQoJZW5kX2xvY2FsGAUgASgJIq4BCgxDYWxlbmRhckJ1c3kSEwoLY2FsZW5kYXJfaWQYASABKAkSIwoEYnVzeRgCIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEhMKC3NuYXBzaG90X2lkGAMgASgJEi4KCmRhdGFfYXNfb2YYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAUgASgIEhAKCGNvbXBsZXRlGAYgASgIIuQBChVRdWVyeUZyZWVCdXN5UmVzcG9uc2USLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyQnVzeRInCghjb21iaW5lZBgFIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsKlwKCU1hdGNoTW9kZRIaChZNQVRDSF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSTUFUQ0hfTU9ERV9PVkVSTEFQEAESGwoXTUFUQ0hfTU9ERV9TVEFSVF9XSVRISU4QAirJAQoOV2luZG93UmVsYXRpb24SHwobV0lORE9XX1JFTEFUSU9OX1VOU1BFQ0lGSUVEEAASGgoWV0lORE9XX1JFTEFUSU9OX0lOU0lERRABEiEKHVdJTkRPV19SRUxBVElPTl9DUk9TU0VTX1NUQVJUEAISHwobV0lORE9XX1JFTEFUSU9OX0NST1NTRVNfRU5EEAMSGQoVV0lORE9XX1JFTEFUSU9OX1NQQU5TEAQSGwoXV0lORE9XX1JFTEFUSU9OX0lOU1RBTlQQBSpECgtDb25zaXN0ZW5jeRIbChdDT05TSVNURU5DWV9VTlNQRUNJRklFRBAAEhgKFENPTlNJU1RFTkNZX1NOQVBTSE9UEAEqZwoNUGFydGlhbFJlYXNvbhIeChpQQVJUSUFMX1JFQVNPTl9VTlNQRUNJRklFRBAAEhkKFVBBUlRJQUxfUkVBU09OX0JVREdFVBABEhsKF1BBUlRJQUxfUkVBU09OX0RFQURMSU5FEAIqYwoLRXZlbnRTdGF0dXMSHAoYRVZFTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWRVZFTlRfU1RBVFVTX0NPTkZJUk1FRBABEhoKFkVWRU5UX1NUQVRVU19URU5UQVRJVkUQAipjCgxUcmFuc3BhcmVuY3kSHAoYVFJBTlNQQVJFTkNZX1VOU1BFQ0lGSUVEEAASFwoTVFJBTlNQQVJFTkNZX09QQVFVRRABEhwKGFRSQU5TUEFSRU5DWV9UUkFOU1BBUkVOVBACKmoKDkN1cnNvclNuYXBzaG90Eh8KG0NVUlNPUl9TTkFQU0hPVF9VTlNQRUNJRklFRBAAEhgKFENVUlNPUl9TTkFQU0hPVF9IRUxEEAESHQoZQ1VSU09SX1NOQVBTSE9UX1JFQ0hFQ0tFRBACKlIKCEJ1c3lLaW5kEhkKFUJVU1lfS0lORF9VTlNQRUNJRklFRBAAEhIKDkJVU1lfS0lORF9CVVNZEAESFwoTQlVTWV9LSU5EX1RFTlRBVElWRRACMokDCg9DYWxlbmRhclNlcnZpY2USYQoMU2VhcmNoRXZlbnRzEhwuY2FscS52MS5TZWFyY2hFdmVudHNSZXF1ZXN0Gh0uY2FscS52MS5TZWFyY2hFdmVudHNSZXNwb25zZSIUkAIBkrUYDQECAwQFBgcICQoLDRUSUwoNTGlzdENhbGVuZGFycxIdLmNhbHEudjEuTGlzdENhbGVuZGFyc1JlcXVlc3QaHi5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXNwb25zZSIDkAIBElwKEEdldENhbGxlckNvbnRleHQSIC5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXF1ZXN0GiEuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVzcG9uc2UiA5ACARJgCg1RdWVyeUZyZWVCdXN5Eh0uY2FscS52MS5RdWVyeUZyZWVCdXN5UmVxdWVzdBoeLmNhbHEudjEuUXVlcnlGcmVlQnVzeVJlc3BvbnNlIhCQAgGStRgJFgECAwQFBgsNYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
+  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi5QEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQESFwoKdGV4dF9xdWVyeRgIIAEoCUID4EEBIu8BCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAki7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QilgQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIpIBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgiGQoXR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QikQEKGEdldENhbGxlckNvbnRleHRSZXNwb25zZRIUCgxwcmluY2lwYWxfaWQYASABKAkSEAoIdGltZXpvbmUYAiABKAkSMAoMY3VycmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAQgASgJIngKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQIitQEKDEJ1c3lJbnRlcnZhbBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoEa2luZBgDIAEoDjIRLmNhbHEudjEuQnVzeUtpbmQSEwoLc3RhcnRfbG9jYWwYBCABKAkSEQoJZW5kX2xvY2FsGAUgASgJIq4BCgxDYWxlbmRhckJ1c3kSEwoLY2FsZW5kYXJfaWQYASABKAkSIwoEYnVzeRgCIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEhMKC3NuYXBzaG90X2lkGAMgASgJEi4KCmRhdGFfYXNfb2YYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAUgASgIEhAKCGNvbXBsZXRlGAYgASgIIuQBChVRdWVyeUZyZWVCdXN5UmVzcG9uc2USLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyQnVzeRInCghjb21iaW5lZBgFIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsItUCChRGaW5kRnJlZVNsb3RzUmVxdWVzdBIZCgxjYWxlbmRhcl9pZHMYASADKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEh0KEGR1cmF0aW9uX21pbnV0ZXMYBSABKAVCA+BBAhIZCgxzdGVwX21pbnV0ZXMYBiABKAVCA+BBARIwCgl0ZW50YXRpdmUYByABKA4yGC5jYWxxLnYxLlRlbnRhdGl2ZVBvbGljeUID4EECEiAKE3dvcmtpbmdfaG91cnNfc3RhcnQYCCABKAlCA+BBARIeChF3b3JraW5nX2hvdXJzX2VuZBgJIAEoCUID4EEBEhkKDHdvcmtpbmdfZGF5cxgKIAMoBUID4EEBEhIKBWxpbWl0GAsgASgFQgPgQQEikAEKCEZyZWVTbG90Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkiXQoVRmluZEZyZWVTbG90c1Jlc3BvbnNlEiAKBXNsb3RzGAEgAygLMhEuY2FscS52MS5GcmVlU2xvdBIQCgh0aW1lem9uZRgCIAEoCRIQCghjb21wbGV0ZRgDIAEoCCpcCglNYXRjaE1vZGUSGgoWTUFUQ0hfTU9ERV9VTlNQRUNJRklFRBAAEhYKEk1BVENIX01PREVfT1ZFUkxBUBABEhsKF01BVENIX01PREVfU1RBUlRfV0lUSElOEAIqyQEKDldpbmRvd1JlbGF0aW9uEh8KG1dJTkRPV19SRUxBVElPTl9VTlNQRUNJRklFRBAAEhoKFldJTkRPV19SRUxBVElPTl9JTlNJREUQARIhCh1XSU5ET1dfUkVMQVRJT05fQ1JPU1NFU19TVEFSVBACEh8KG1dJTkRPV19SRUxBVElPTl9DUk9TU0VTX0VORBADEhkKFVdJTkRPV19SRUxBVElPTl9TUEFOUxAEEhsKF1dJTkRPV19SRUxBVElPTl9JTlNUQU5UEAUqRAoLQ29uc2lzdGVuY3kSGwoXQ09OU0lTVEVOQ1lfVU5TUEVDSUZJRUQQABIYChRDT05TSVNURU5DWV9TTkFQU0hPVBABKmcKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACKmMKC0V2ZW50U3RhdHVzEhwKGEVWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFkVWRU5UX1NUQVRVU19DT05GSVJNRUQQARIaChZFVkVOVF9TVEFUVVNfVEVOVEFUSVZFEAIqYwoMVHJhbnNwYXJlbmN5EhwKGFRSQU5TUEFSRU5DWV9VTlNQRUNJRklFRBAAEhcKE1RSQU5TUEFSRU5DWV9PUEFRVUUQARIcChhUUkFOU1BBUkVOQ1lfVFJBTlNQQVJFTlQQAipqCg5DdXJzb3JTbmFwc2hvdBIfChtDVVJTT1JfU05BUFNIT1RfVU5TUEVDSUZJRUQQABIYChRDVVJTT1JfU05BUFNIT1RfSEVMRBABEh0KGUNVUlNPUl9TTkFQU0hPVF9SRUNIRUNLRUQQAipSCghCdXN5S2luZBIZChVCVVNZX0tJTkRfVU5TUEVDSUZJRUQQABISCg5CVVNZX0tJTkRfQlVTWRABEhcKE0JVU1lfS0lORF9URU5UQVRJVkUQAippCg9UZW50YXRpdmVQb2xpY3kSIAocVEVOVEFUSVZFX1BPTElDWV9VTlNQRUNJRklFRBAAEhkKFVRFTlRBVElWRV9QT0xJQ1lfQlVTWRABEhkKFVRFTlRBVElWRV9QT0xJQ1lfRlJFRRACMuwDCg9DYWxlbmRhclNlcnZpY2USYQoMU2VhcmNoRXZlbnRzEhwuY2FscS52MS5TZWFyY2hFdmVudHNSZXF1ZXN0Gh0uY2FscS52MS5TZWFyY2hFdmVudHNSZXNwb25zZSIUkAIBkrUYDQECAwQFBgcICQoLDRUSUwoNTGlzdENhbGVuZGFycxIdLmNhbHEudjEuTGlzdENhbGVuZGFyc1JlcXVlc3QaHi5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXNwb25zZSIDkAIBElwKEEdldENhbGxlckNvbnRleHQSIC5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXF1ZXN0GiEuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVzcG9uc2UiA5ACARJgCg1RdWVyeUZyZWVCdXN5Eh0uY2FscS52MS5RdWVyeUZyZWVCdXN5UmVxdWVzdBoeLmNhbHEudjEuUXVlcnlGcmVlQnVzeVJlc3BvbnNlIhCQAgGStRgJFgECAwQFBgsNEmEKDUZpbmRGcmVlU2xvdHMSHS5jYWxxLnYxLkZpbmRGcmVlU2xvdHNSZXF1ZXN0Gh4uY2FscS52MS5GaW5kRnJlZVNsb3RzUmVzcG9uc2UiEZACAZK1GAoWFwECAwQFBgsNYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
 
 /**
  * A search of one calendar over a half-open window. Every field has exactly
@@ -832,6 +832,194 @@ export const QueryFreeBusyResponseSchema: GenMessage<QueryFreeBusyResponse> = /*
   messageDesc(file_calq_v1_calendar_service, 12);
 
 /**
+ * Asks for the first free slots of `duration_minutes` in the calendars named.
+ *
+ * A slot is a half-open interval [start, start + duration) of instants: the
+ * duration is exact, also across a DST change. Slots start at local wall
+ * times of `timezone` that are whole multiples of `step_minutes` from that
+ * day's local midnight (09:00, 09:30, ...). A wall time that does not exist
+ * (a spring-forward gap) starts no slot; a wall time that happens twice (a
+ * fall-back fold) starts two candidate slots, one at each instant, each
+ * shown with its own offset. A slot lies inside the window, overlaps no
+ * blocked time of any calendar (touching is fine: a slot may start when a
+ * meeting ends; what blocks time is QueryFreeBusy's rule, with tentative
+ * time as `tentative` says), and, with working hours, every instant of it
+ * has a local wall time within [working_hours_start, working_hours_end) of
+ * one working day.
+ *
+ * @generated from message calq.v1.FindFreeSlotsRequest
+ */
+export type FindFreeSlotsRequest = Message<"calq.v1.FindFreeSlotsRequest"> & {
+  /**
+   * 1 to 50 calendar ids, as in QueryFreeBusy.
+   *
+   * @generated from field: repeated string calendar_ids = 1;
+   */
+  calendarIds: string[];
+
+  /**
+   * First instant of the window, included, in one of the three forms
+   * SearchEvents takes, read in `timezone`.
+   *
+   * @generated from field: string start = 2;
+   */
+  start: string;
+
+  /**
+   * First instant after the window, excluded; the same forms as `start`.
+   *
+   * @generated from field: string end_exclusive = 3;
+   */
+  endExclusive: string;
+
+  /**
+   * IANA zone of the window, the steps and the working hours.
+   *
+   * @generated from field: string timezone = 4;
+   */
+  timezone: string;
+
+  /**
+   * Length of each slot in minutes: 5 to 1440.
+   *
+   * @generated from field: int32 duration_minutes = 5;
+   */
+  durationMinutes: number;
+
+  /**
+   * Slots start at local multiples of this many minutes from midnight: 5 to
+   * 1440, or 0 for the default 30.
+   *
+   * @generated from field: int32 step_minutes = 6;
+   */
+  stepMinutes: number;
+
+  /**
+   * Whether tentative time is taken. Required: TENTATIVE_POLICY_UNSPECIFIED
+   * is refused, there is no default guess.
+   *
+   * @generated from field: calq.v1.TentativePolicy tentative = 7;
+   */
+  tentative: TentativePolicy;
+
+  /**
+   * Start of the working day as local "HH:MM" (00:00 to 23:59); empty for no
+   * working hours (any time of any day). Given with working_hours_end.
+   *
+   * @generated from field: string working_hours_start = 8;
+   */
+  workingHoursStart: string;
+
+  /**
+   * End of the working day as local "HH:MM", after the start ("24:00" is the
+   * day's end); empty with working_hours_start.
+   *
+   * @generated from field: string working_hours_end = 9;
+   */
+  workingHoursEnd: string;
+
+  /**
+   * The working weekdays, 1 (Monday) to 7 (Sunday), each once; empty means
+   * Monday to Friday. Only used with working hours.
+   *
+   * @generated from field: repeated int32 working_days = 10;
+   */
+  workingDays: number[];
+
+  /**
+   * How many slots at most: 1 to 50, or 0 for the default 10.
+   *
+   * @generated from field: int32 limit = 11;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message calq.v1.FindFreeSlotsRequest.
+ * Use `create(FindFreeSlotsRequestSchema)` to create a new message.
+ */
+export const FindFreeSlotsRequestSchema: GenMessage<FindFreeSlotsRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 13);
+
+/**
+ * One free slot: the half-open interval [start_time, end_time).
+ *
+ * @generated from message calq.v1.FreeSlot
+ */
+export type FreeSlot = Message<"calq.v1.FreeSlot"> & {
+  /**
+   * First instant of the slot, included.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 1;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * First instant after the slot, excluded.
+   *
+   * @generated from field: google.protobuf.Timestamp end_time = 2;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * `start_time` as RFC 3339 with the offset of the request's zone.
+   *
+   * @generated from field: string start_local = 3;
+   */
+  startLocal: string;
+
+  /**
+   * `end_time` as RFC 3339 with the offset of the request's zone.
+   *
+   * @generated from field: string end_local = 4;
+   */
+  endLocal: string;
+};
+
+/**
+ * Describes the message calq.v1.FreeSlot.
+ * Use `create(FreeSlotSchema)` to create a new message.
+ */
+export const FreeSlotSchema: GenMessage<FreeSlot> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 14);
+
+/**
+ * The first free slots, in start order.
+ *
+ * @generated from message calq.v1.FindFreeSlotsResponse
+ */
+export type FindFreeSlotsResponse = Message<"calq.v1.FindFreeSlotsResponse"> & {
+  /**
+   * At most `limit` slots, in start order; none when no slot fits.
+   *
+   * @generated from field: repeated calq.v1.FreeSlot slots = 1;
+   */
+  slots: FreeSlot[];
+
+  /**
+   * The IANA zone of the request, used for the local times.
+   *
+   * @generated from field: string timezone = 2;
+   */
+  timezone: string;
+
+  /**
+   * False when a calendar was read only in part (see CalendarBusy.complete):
+   * a slot shown may then not be free in it.
+   *
+   * @generated from field: bool complete = 3;
+   */
+  complete: boolean;
+};
+
+/**
+ * Describes the message calq.v1.FindFreeSlotsResponse.
+ * Use `create(FindFreeSlotsResponseSchema)` to create a new message.
+ */
+export const FindFreeSlotsResponseSchema: GenMessage<FindFreeSlotsResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 15);
+
+/**
  * How an occurrence must sit against the window to be returned.
  *
  * @generated from enum calq.v1.MatchMode
@@ -1139,6 +1327,40 @@ export const BusyKindSchema: GenEnum<BusyKind> = /*@__PURE__*/
   enumDesc(file_calq_v1_calendar_service, 7);
 
 /**
+ * Whether tentative time counts as taken when looking for free slots.
+ *
+ * @generated from enum calq.v1.TentativePolicy
+ */
+export enum TentativePolicy {
+  /**
+   * Not a policy: refused with INVALID_SLOT_QUERY. The choice is always explicit.
+   *
+   * @generated from enum value: TENTATIVE_POLICY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Tentative occurrences (STATUS:TENTATIVE) block their time like busy ones.
+   *
+   * @generated from enum value: TENTATIVE_POLICY_BUSY = 1;
+   */
+  BUSY = 1,
+
+  /**
+   * Tentative occurrences block nothing; only busy time does.
+   *
+   * @generated from enum value: TENTATIVE_POLICY_FREE = 2;
+   */
+  FREE = 2,
+}
+
+/**
+ * Describes the enum calq.v1.TentativePolicy.
+ */
+export const TentativePolicySchema: GenEnum<TentativePolicy> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 8);
+
+/**
  * Read-only search over the calendars the caller may read.
  *
  * No method of this service creates, moves or cancels an event, and no result
@@ -1201,6 +1423,17 @@ export const CalendarService: GenService<{
     methodKind: "unary";
     input: typeof QueryFreeBusyRequestSchema;
     output: typeof QueryFreeBusyResponseSchema;
+  },
+  /**
+   * The first free slots of a given length in a half-open window, free in
+   * every calendar named, optionally within working hours. Read-only.
+   *
+   * @generated from rpc calq.v1.CalendarService.FindFreeSlots
+   */
+  findFreeSlots: {
+    methodKind: "unary";
+    input: typeof FindFreeSlotsRequestSchema;
+    output: typeof FindFreeSlotsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_calq_v1_calendar_service, 0);

@@ -74,6 +74,29 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
     expect(errorCode(twice)).toBe("invalid_calendar_ids");
   });
 
+  it("answers find_free_slots with the first free hours of Friday morning, local times and offsets", async () => {
+    const result = await callTool(an, "find_free_slots", {
+      calendar_ids: ["primary"],
+      start: "2026-10-02T08:00",
+      end_exclusive: "2026-10-02T13:00",
+      timezone: HCM,
+      duration_minutes: 60,
+      step_minutes: 30,
+      tentative: "busy",
+      working_hours_start: null,
+      working_hours_end: null,
+      working_days: null,
+      limit: 3,
+    });
+    // Busy 08:00-09:30 and 11:30-13:00: the free hours start at 09:30, 10:00 and 10:30.
+    expect(result.text).toBe(
+      "Free slots in Asia/Ho_Chi_Minh, each end excluded:\n" +
+        "- 2026-10-02T09:30:00+07:00 to 2026-10-02T10:30:00+07:00\n" +
+        "- 2026-10-02T10:00:00+07:00 to 2026-10-02T11:00:00+07:00\n" +
+        "- 2026-10-02T10:30:00+07:00 to 2026-10-02T11:30:00+07:00",
+    );
+  });
+
   it("leaves the 08:30 meeting out with start_within", async () => {
     const events = eventsOf(await callTool(an, "search_calendar_events", { ...FRIDAY_MORNING, match_mode: "start_within" }));
     expect(events.map((event) => event.summary)).toEqual(["Architecture workshop"]);
