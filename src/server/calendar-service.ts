@@ -35,7 +35,7 @@ import {
 } from "../search/search-occurrences.js";
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, parseTextQuery, type TextQueryProblem } from "../search/text-query.js";
 import { runYielding } from "../stepwise.js";
-import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
+import { type CalendarStore, dataAsOf } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { resolveWindow } from "../time/request-window.js";
 import type { Authenticator, Principal } from "./authenticator.js";
@@ -288,13 +288,4 @@ function expiredSnapshot(): CalqError {
     "CURSOR_EXPIRED",
     "the data this search was paging through is no longer kept, and the feed no longer has that version; search again from the first page",
   );
-}
-
-/**
- * When the snapshot's data was last known to be the feed's: for the current
- * snapshot, the last read that found it unchanged (a 304, an untouched
- * file); for a replaced one, when it was read.
- */
-function dataAsOf(view: CalendarView, snapshot: Snapshot): number {
-  return view.snapshot === snapshot ? (view.status.lastSuccessAt ?? snapshot.dataAsOf) : snapshot.dataAsOf;
 }

@@ -30,7 +30,7 @@ import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search
 import { findFreeSlots, type WorkingHours } from "../search/free-slots.js";
 import { type Position, type SearchLimits, searchPageSteps } from "../search/search-occurrences.js";
 import { runYielding } from "../stepwise.js";
-import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
+import { type CalendarStore, type CalendarView, dataAsOf } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { formatInZone } from "../time/civil.js";
 import { type RequestWindow, resolveWindow } from "../time/request-window.js";
@@ -130,7 +130,7 @@ export async function queryFreeBusy(
         calendarId: view.config.id,
         busy: busy.map((interval) => intervalMessage(interval, window.zone)),
         snapshotId: snapshot.id,
-        dataAsOf: timestampFromMs(view.status.lastSuccessAt ?? snapshot.dataAsOf),
+        dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
         stale: view.stale,
         complete,
       }),

@@ -54,6 +54,15 @@ export interface CalendarView {
   readonly status: LoadStatus;
 }
 
+/**
+ * When a snapshot's data was last known to be the feed's: for the current
+ * snapshot, the last read that found it unchanged (a 304, an untouched
+ * file); for a replaced one, when it was read.
+ */
+export function dataAsOf(view: CalendarView, snapshot: Snapshot): number {
+  return view.snapshot === snapshot ? (view.status.lastSuccessAt ?? snapshot.dataAsOf) : snapshot.dataAsOf;
+}
+
 export type ReloadOutcome =
   | { readonly outcome: "loaded"; readonly snapshot: Snapshot }
   | { readonly outcome: "unchanged" }
