@@ -76,7 +76,9 @@ export async function checkFeed(
   try {
     const read = await new FileFeed(path, feeds.maxBytes).read(undefined);
     if (!read.changed) throw new Error("unreachable: a first read always has content");
-    snapshot = await ingestFeed(read.bytes, { id: name, timezone }, feeds, defaultLimits(now, feeds), now);
+    snapshot = await ingestFeed(read.bytes, { id: name, timezone }, feeds, defaultLimits(now, feeds), now, {
+      feedDigest: read.version.digest,
+    });
   } catch (error) {
     if (!(error instanceof FeedFailure)) throw error;
     return {

@@ -26,6 +26,15 @@ export const READING_VERSION = 1;
 
 /** 16 bytes of SHA-256 in base64url: the same bytes read the same way give the same id, everywhere. */
 export function snapshotContentId(bytes: Uint8Array, request: ReadingConfig): string {
+  return snapshotContentIdOf(createHash("sha256").update(bytes).digest("hex"), request);
+}
+
+/**
+ * The same id from the feed's SHA-256 in hex, as the readers already
+ * computed it to tell a changed feed from an unchanged one (FeedVersion.digest),
+ * so a reload hashes its bytes once.
+ */
+export function snapshotContentIdOf(feedDigest: string, request: ReadingConfig): string {
   const reading = JSON.stringify({
     engine: `${packageJson.version}/${READING_VERSION}`,
     calendar: request.calendarId,
@@ -34,5 +43,5 @@ export function snapshotContentId(bytes: Uint8Array, request: ReadingConfig): st
     maxOccurrencesPerSeries: request.limits.maxOccurrencesPerSeries,
     maxOccurrencesPerFeed: request.limits.maxOccurrencesPerFeed,
   });
-  return createHash("sha256").update(reading).update("\n").update(bytes).digest().subarray(0, 16).toString("base64url");
+  return createHash("sha256").update(reading).update("\n").update(feedDigest).digest().subarray(0, 16).toString("base64url");
 }

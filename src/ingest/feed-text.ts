@@ -9,12 +9,14 @@ import { decodeFeed } from "../ics/decode.js";
 import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { isICalendar } from "../ics/parse-calendar.js";
 import type { SnapshotInput } from "../store/snapshot.js";
-import { snapshotContentId } from "./content-id.js";
+import { snapshotContentId, snapshotContentIdOf } from "./content-id.js";
 
 /** What a build needs besides the bytes: the snapshot input, without what it finds in the bytes itself. */
 export type BuildRequest = Omit<SnapshotInput, "decoding" | "contentId" | "partial"> & {
   /** A feed cut before END:VCALENDAR is built in part rather than refused (ingest.ts, IngestOptions). */
   readonly partialAllowed: boolean;
+  /** The bytes' SHA-256 in hex when the reader already has it (FeedVersion.digest); else it is computed here. */
+  readonly feedDigest?: string;
 };
 
 /** The text and input to build from; throws FeedFailure for bytes that cannot be a feed. */
@@ -44,6 +46,7 @@ export function feedText(bytes: Uint8Array, request: BuildRequest): { text: stri
       diagnostic("INVALID_UTF8", "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8", { line: invalidUtf8Line }),
     );
   }
-  const { partialAllowed: _partialAllowed, ...input } = request;
-  return { text, input: { ...input, decoding, partial, contentId: snapshotContentId(bytes, request) } };
+  const { partialAllowed: _partialAllowed, feedDigest, ...input } = request;
+  const contentId = feedDigest === undefined ? snapshotContentId(bytes, request) : snapshotContentIdOf(feedDigest, request);
+  return { text, input: { ...input, decoding, partial, contentId } };
 }

@@ -65,6 +65,8 @@ export interface IngestOptions {
    * calendar that has never loaded whole (issue 9, case 10).
    */
   readonly partialAllowed?: boolean;
+  /** The bytes' SHA-256 in hex, when the caller has it already (FeedVersion.digest): the snapshot id reuses it. */
+  readonly feedDigest?: string;
 }
 
 /**
@@ -89,6 +91,7 @@ export async function ingestFeed(
     readAt,
     maxComponents: feeds.maxComponents,
     partialAllowed: options.partialAllowed ?? false,
+    feedDigest: options.feedDigest,
   };
   try {
     if (limits.clock === undefined) {

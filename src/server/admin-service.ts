@@ -124,10 +124,11 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
           throw rejected({ failure: "too_large" }, `the upload is over the ${feeds.maxBytes}-byte feed limit`);
         }
         const readAt = deps.now();
+        const digest = await contentDigest(bytes);
         let snapshot: Snapshot;
         try {
           // Read exactly as a reload will read the file once written.
-          snapshot = await ingestFeed(bytes, config, feeds, deps.limits(readAt), readAt);
+          snapshot = await ingestFeed(bytes, config, feeds, deps.limits(readAt), readAt, { feedDigest: digest });
         } catch (error) {
           if (error instanceof FeedFailure) throw rejected({ failure: error.failure }, error.message);
           throw error;
@@ -148,7 +149,7 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
           });
         });
         // The watcher will see the rename; the digest tells it nothing changed.
-        return { snapshot, version: { digest: await contentDigest(bytes) } };
+        return { snapshot, version: { digest } };
       });
       log({ level: "info", msg: "calendar imported", calendar_id: config.id, bytes: bytes.length });
       return create(ImportCalendarResponseSchema, { status: statusOf(store.view(config.id)!) });

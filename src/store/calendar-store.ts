@@ -193,7 +193,10 @@ export class CalendarStore {
       }
       // A cut feed is served in part only while nothing whole has been served (issue 9, case 10).
       const partialAllowed = state.view.snapshot === undefined || state.view.snapshot.partial === true;
-      const snapshot = await ingestFeed(read.bytes, config, this.feeds, this.limits(attemptAt), attemptAt, { partialAllowed });
+      const snapshot = await ingestFeed(read.bytes, config, this.feeds, this.limits(attemptAt), attemptAt, {
+        partialAllowed,
+        feedDigest: read.version.digest,
+      });
       if (snapshot.partial === true) {
         this.swapInPartial(state, snapshot, attemptAt);
         return { outcome: "loaded", snapshot };

@@ -4,7 +4,8 @@
  * gives another.
  */
 import { describe, expect, it } from "vitest";
-import { snapshotContentId } from "../../src/ingest/content-id.js";
+import { contentDigest } from "../../src/feeds/feed-read.js";
+import { snapshotContentId, snapshotContentIdOf } from "../../src/ingest/content-id.js";
 
 const bytes = new TextEncoder().encode("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n");
 const reading = {
@@ -30,5 +31,9 @@ describe("snapshot content ids", () => {
       snapshotContentId(bytes, { ...reading, limits: { ...reading.limits, maxOccurrencesPerSeries: 11 } }),
     ];
     expect(new Set([id, ...others]).size).toBe(6);
+  });
+
+  it("are the same from the bytes or from the digest a reader already took of them", async () => {
+    expect(snapshotContentIdOf(await contentDigest(bytes), reading)).toBe(snapshotContentId(bytes, reading));
   });
 });
