@@ -35,7 +35,7 @@ import { HealthCheckRequestSchema } from "../gen/grpc/health/v1/health_pb.js";
 import { sha256Hex } from "../src/config/secret.js";
 import { CalqGrpcClient } from "../test/support/grpc-client.js";
 import { generateFeed, generateHourlySeries } from "./generate-feed.js";
-import { writeResultsSection } from "./results-file.js";
+import { percentile, writeResultsSection } from "./results-file.js";
 
 const ROOT = join(import.meta.dirname, "..");
 /** The served folder, once main() has made it: the feed attacks write their feeds there. */
@@ -364,12 +364,6 @@ interface Row {
 
 /** Search latencies (ms) reported by the probe process, with when each ended (performance.timeOrigin-free wall ms). */
 const samples: { at: number; ms: number }[] = [];
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 const fixed = (value: number) => (Number.isNaN(value) ? "–" : value < 10 ? value.toFixed(1) : value.toFixed(0));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

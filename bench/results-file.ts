@@ -27,8 +27,9 @@ export function writeResultsSection(name: string, markdown: string): void {
   writeFileSync(RESULTS, next);
 }
 
-/** The p-th percentile of samples (the sample at rank floor(p% of n)). */
+/** The p-th percentile of samples (the sample at rank floor(p% of n)); NaN for no samples. */
 export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }

@@ -5,7 +5,7 @@
  * runs in process (the spawned one is smoke-tested in smoke.e2e.spec.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killed, startCalqServe } from "../support/calq-process.js";
+import { FRIDAY_MORNING_FLAGS, killed, startCalqServe } from "../support/calq-process.js";
 import { ics, vevent } from "../support/feeds.js";
 import { runInProcess } from "../support/in-process.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
@@ -47,20 +47,9 @@ function calqSearch(args: string[], env: Record<string, string> = {}) {
   return runInProcess(["search", ...args], { CALQ_ADDRESS: served.address, CALQ_TOKEN: "token-an", ...env });
 }
 
-const FRIDAY_MORNING = [
-  "--calendar",
-  "primary",
-  "--start",
-  "2026-10-02T09:00",
-  "--end-exclusive",
-  "2026-10-02T12:00",
-  "--timezone",
-  "Asia/Ho_Chi_Minh",
-];
-
 describe("calq search", () => {
   it("prints a table in the request's zone: local times, all-day dates, the window relation", async () => {
-    const run = await calqSearch([...FRIDAY_MORNING, "--mode", "overlap"]);
+    const run = await calqSearch([...FRIDAY_MORNING_FLAGS, "--mode", "overlap"]);
     expect(run.status).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines[0]).toBe("work: 3 event(s), overlap, window in Asia/Ho_Chi_Minh");
@@ -72,7 +61,7 @@ describe("calq search", () => {
   });
 
   it("keeps only the events holding every word of --text, whatever their case", async () => {
-    const run = await calqSearch([...FRIDAY_MORNING, "--mode", "overlap", "--text", "ROOM design"]);
+    const run = await calqSearch([...FRIDAY_MORNING_FLAGS, "--mode", "overlap", "--text", "ROOM design"]);
     expect(run.status).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines[0]).toBe("work: 1 event(s), overlap, window in Asia/Ho_Chi_Minh");
@@ -97,7 +86,7 @@ describe("calq search", () => {
   });
 
   it("pages: a cursor hint without --all, every page with it", async () => {
-    const args = [...FRIDAY_MORNING, "--mode", "overlap", "--limit", "1"];
+    const args = [...FRIDAY_MORNING_FLAGS, "--mode", "overlap", "--limit", "1"];
     const first = await calqSearch(args);
     expect(first.stdout).toMatch(/^more: repeat with --all, or with --cursor \S+$/m);
     const all = await calqSearch([...args, "--all"]);
@@ -109,7 +98,7 @@ describe("calq search", () => {
   });
 
   it("prints the service's JSON with --json, one line per page", async () => {
-    const run = await calqSearch([...FRIDAY_MORNING, "--mode", "start-within", "--json"]);
+    const run = await calqSearch([...FRIDAY_MORNING_FLAGS, "--mode", "start-within", "--json"]);
     const pages = run.stdout
       .trimEnd()
       .split("\n")
@@ -136,18 +125,18 @@ describe("calq search", () => {
     expect(run.stderr).toMatch(/^calq: AMBIGUOUS_TIMEZONE: .*happens twice/);
     expect(run.stderr).toContain("earlier: 2026-11-01T01:30:00-04:00");
     expect(run.stdout).toBe("");
-    const unauthenticated = await calqSearch([...FRIDAY_MORNING, "--mode", "overlap"], { CALQ_TOKEN: "wrong" });
+    const unauthenticated = await calqSearch([...FRIDAY_MORNING_FLAGS, "--mode", "overlap"], { CALQ_TOKEN: "wrong" });
     expect(unauthenticated.status).toBe(1);
     expect(unauthenticated.stderr).toMatch(/^calq: UNAUTHENTICATED: .*fix the credentials/);
   });
 
   it("exits 2 with the search usage alone on a missing or unknown mode", async () => {
-    const run = await calqSearch([...FRIDAY_MORNING, "--mode", "during"]);
+    const run = await calqSearch([...FRIDAY_MORNING_FLAGS, "--mode", "during"]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/^calq: --mode must be overlap or start-within, not "during"\nusage: calq search /);
     expect(run.stderr).not.toContain("usage: calq serve");
     expect(run.stderr).not.toContain("usage: calq check");
-    const unknownFlag = await calqSearch([...FRIDAY_MORNING, "--mode", "overlap", "--window", "x"]);
+    const unknownFlag = await calqSearch([...FRIDAY_MORNING_FLAGS, "--mode", "overlap", "--window", "x"]);
     expect(unknownFlag.status).toBe(2);
     expect(unknownFlag.stderr).toMatch(/^calq: .*--window.*\nusage: calq search /);
     expect(unknownFlag.stderr).not.toContain("usage: calq serve");

@@ -8,7 +8,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CALQ, type ChildProcessRun, killed, ROOT, startCalqServe } from "../support/calq-process.js";
+import { CALQ, type ChildProcessRun, FRIDAY_MORNING_FLAGS, killed, ROOT, startCalqServe } from "../support/calq-process.js";
 
 const run = promisify(execFile);
 
@@ -48,22 +48,10 @@ describe("the compiled calq command, spawned", () => {
   });
 
   it("calq search finds the demo's Friday-morning events and exits 0", async () => {
-    const search = await spawnCalq(
-      [
-        "search",
-        "--calendar",
-        "primary",
-        "--start",
-        "2026-10-02T09:00",
-        "--end-exclusive",
-        "2026-10-02T12:00",
-        "--timezone",
-        "Asia/Ho_Chi_Minh",
-        "--mode",
-        "overlap",
-      ],
-      { CALQ_ADDRESS: serve.address, CALQ_TOKEN: "demo-an-token" },
-    );
+    const search = await spawnCalq(["search", ...FRIDAY_MORNING_FLAGS, "--mode", "overlap"], {
+      CALQ_ADDRESS: serve.address,
+      CALQ_TOKEN: "demo-an-token",
+    });
     expect(search.status).toBe(0);
     expect(search.stdout).toContain("Design review @ Room 3.2");
   });

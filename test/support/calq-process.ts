@@ -54,3 +54,15 @@ export function killed(child: ChildProcess): Promise<void> {
 export interface ChildProcessRun extends CommandRun {
   readonly status: number;
 }
+
+/** `calq search` flags for the demo's Friday morning, 09:00 to 12:00 in Ho Chi Minh City, on the caller's primary calendar. */
+export const FRIDAY_MORNING_FLAGS: readonly string[] = [
+  "--calendar",
+  "primary",
+  "--start",
+  "2026-10-02T09:00",
+  "--end-exclusive",
+  "2026-10-02T12:00",
+  "--timezone",
+  "Asia/Ho_Chi_Minh",
+];
