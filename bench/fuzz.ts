@@ -20,6 +20,7 @@ import type { MatchMode } from "../src/search/match.js";
 import { type Position, searchPage } from "../src/search/search-occurrences.js";
 import { defaultLimits } from "../src/store/calendar-store.js";
 import { buildSnapshot, type Snapshot } from "../src/store/snapshot.js";
+import { random } from "./generate-feed.js";
 
 const { values } = parseArgs({ options: { feeds: { type: "string", default: "100000" }, seed: { type: "string", default: "9" } } });
 const FEEDS = Number(values.feeds);
@@ -27,21 +28,9 @@ const ROOT = join(import.meta.dirname, "..");
 const READ_AT = Date.UTC(2026, 10, 29);
 const DAY = 86_400_000;
 
-/** A small seeded generator (mulberry32), so a run can be replayed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const random = generator(Number(values.seed));
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
-const index = (length: number) => Math.floor(random() * length);
+const next = random(Number(values.seed));
+const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+const index = (length: number) => Math.floor(next() * length);
 
 const SEEDS = [...["data"].flatMap((dir) => files(dir)), ...files("test/fixtures/producers"), ...files("test/fixtures/imperfect")].map(
   (path) => readFileSync(path, "utf8").split(/\r?\n/),
@@ -114,7 +103,7 @@ const MUTATIONS: Mutation[] = [
   (lines) => lines.splice(index(lines.length), 0, pick(ODD_LINES)),
   (lines) => {
     const at = index(lines.length);
-    lines[at] = lines[at].replace(/\d/g, () => (random() < 0.3 ? String(index(10)) : random() < 0.1 ? "" : "9"));
+    lines[at] = lines[at].replace(/\d/g, () => (next() < 0.3 ? String(index(10)) : next() < 0.1 ? "" : "9"));
   },
   (lines) => {
     // Replace a property's value with an odd one of the same name, if any.
@@ -130,7 +119,7 @@ function mutant(): string {
   const lines = [...pick(SEEDS)];
   const count = 1 + index(3);
   for (let i = 0; i < count && lines.length > 0; i++) pick(MUTATIONS)(lines);
-  return lines.join(random() < 0.5 ? "\r\n" : "\n");
+  return lines.join(next() < 0.5 ? "\r\n" : "\n");
 }
 
 /** The windows a search may ask for: around the load, far back, far ahead, a whole year. */
