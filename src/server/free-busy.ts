@@ -27,7 +27,7 @@ import type { Occurrence } from "../expand/occurrence.js";
 import type { Logger } from "../logging/logger.js";
 import { MAX_FREE_BUSY_CALENDARS } from "../page-size.js";
 import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search/busy-time.js";
-import { findFreeSlots, type WorkingHours } from "../search/free-slots.js";
+import { findFreeSlotsSteps, type WorkingHours } from "../search/free-slots.js";
 import { type Position, type SearchLimits, searchPageSteps } from "../search/search-occurrences.js";
 import { runYielding } from "../stepwise.js";
 import { type CalendarStore, type CalendarView, dataAsOf } from "../store/calendar-store.js";
@@ -174,15 +174,21 @@ export async function findFreeSlotsFor(
     window.start,
     window.endExclusive,
   );
-  const slots = findFreeSlots(blocked, {
-    start: window.start,
-    endExclusive: window.endExclusive,
-    zone: window.zone,
-    durationMs: durationMinutes * MINUTE_MS,
-    stepMs: stepMinutes * MINUTE_MS,
-    workingHours,
-    limit,
-  });
+  const slots = await runYielding(
+    findFreeSlotsSteps(
+      blocked,
+      {
+        start: window.start,
+        endExclusive: window.endExclusive,
+        zone: window.zone,
+        durationMs: durationMinutes * MINUTE_MS,
+        stepMs: stepMinutes * MINUTE_MS,
+        workingHours,
+        limit,
+      },
+      deps.clock,
+    ),
+  );
   return create(FindFreeSlotsResponseSchema, {
     slots: slots.map((slot) =>
       create(FreeSlotSchema, {
