@@ -12,4 +12,4 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 
 /** The most calendars one QueryFreeBusy may name; more is INVALID_CALENDAR_IDS (stated in the tool schema too). */
-export const MAX_FREE_BUSY_CALENDARS = 50;
+export const MAX_CALENDARS_PER_REQUEST = 50;

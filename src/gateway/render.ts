@@ -11,6 +11,8 @@ export function renderResult(tool: ToolDefinition, args: Record<string, unknown>
   switch (tool.name as ToolName) {
     case "search_calendar_events":
       return renderSearch(args, result as unknown as SearchResult);
+    case "search_across_calendars":
+      return renderSearchAcross(args, result as unknown as SearchAcrossResult);
     case "list_calendars":
       return renderCalendars(result as unknown as CalendarList);
     case "get_user_context":
@@ -100,11 +102,7 @@ function renderSearch(args: Record<string, unknown>, result: SearchResult): stri
   ];
   for (const event of result.events) lines.push(`- ${renderOccurrence(event)}`);
   if (result.stale) lines.push("The feed's last reload failed; these results may miss recent changes.");
-  if (result.partial === true) {
-    lines.push(
-      "The search stopped before it filled this page (its time budget or the deadline ran out). The occurrences above are exact and in order, but this is not everything: continue with the cursor below before concluding anything.",
-    );
-  }
+  if (result.partial === true) lines.push(PARTIAL_NOTE);
   lines.push(
     result.next_cursor === ""
       ? result.events.length === 0
@@ -114,6 +112,38 @@ function renderSearch(args: Record<string, unknown>, result: SearchResult): stri
   );
   return lines.join("\n");
 }
+
+interface SearchAcrossResult {
+  events: (Occurrence & { calendar_id: string })[];
+  next_cursor: string;
+  query?: { calendar_ids: string[]; timezone: string; match_mode: string };
+  calendars: { calendar_id: string; stale: boolean }[];
+  partial: boolean;
+}
+
+/** Like a search of one calendar, each occurrence led by its calendar's id. */
+function renderSearchAcross(args: Record<string, unknown>, result: SearchAcrossResult): string {
+  const query = result.query!;
+  const lines = [
+    `Calendars ${query.calendar_ids.join(", ")}, window [${String(args.start)}, ${String(args.end_exclusive)}) in ${query.timezone}, ` +
+      `mode ${query.match_mode}: ${result.events.length} occurrence(s) on this page, in start order.`,
+  ];
+  for (const event of result.events) lines.push(`- ${event.calendar_id}: ${renderOccurrence(event)}`);
+  const stale = result.calendars.filter((calendar) => calendar.stale).map((calendar) => calendar.calendar_id);
+  if (stale.length > 0) lines.push(`The last reload of ${stale.join(", ")} failed; results may miss recent changes there.`);
+  if (result.partial) lines.push(PARTIAL_NOTE);
+  lines.push(
+    result.next_cursor === ""
+      ? result.events.length === 0
+        ? "Nothing in these calendars matches this window in this mode. No more pages."
+        : "No more pages."
+      : `More pages: call search_across_calendars again with the same arguments and cursor "${result.next_cursor}".`,
+  );
+  return lines.join("\n");
+}
+
+const PARTIAL_NOTE =
+  "The search stopped before it filled this page (its time budget or the deadline ran out). The occurrences above are exact and in order, but this is not everything: continue with the cursor below before concluding anything.";
 
 function renderOccurrence(event: Occurrence): string {
   const when = event.all_day ? allDayDates(event) : localSpan(event.start_local, event.end_local);

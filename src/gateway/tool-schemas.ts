@@ -5,7 +5,7 @@
  * comment and the tool description changes with it.
  */
 import { type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry, ScalarType } from "@bufbuild/protobuf";
-import { MAX_FREE_BUSY_CALENDARS, MAX_LIMIT } from "../page-size.js";
+import { MAX_CALENDARS_PER_REQUEST, MAX_LIMIT } from "../page-size.js";
 import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
 import { type ErrorGuideEntry, GATEWAY_ERRORS, readErrorGuide, reasonsOf, servicePromises } from "./error-guide.js";
 import { enumToolName, sendableValues } from "./tool-json.js";
@@ -30,6 +30,7 @@ export interface ToolDefinition {
 /** The tools and what each calls; `get_user_context` is named for what a model wants from it. */
 const TOOL_METHODS = [
   { name: "search_calendar_events", title: "Search calendar events", method: "SearchEvents" },
+  { name: "search_across_calendars", title: "Search across calendars", method: "SearchEventsAcrossCalendars" },
   { name: "list_calendars", title: "List calendars", method: "ListCalendars" },
   { name: "get_user_context", title: "Get user context", method: "GetCallerContext" },
   { name: "query_free_busy", title: "Query free/busy", method: "QueryFreeBusy" },
@@ -115,8 +116,10 @@ function vocabulary(service: DescService, errors: readonly ErrorGuideEntry[]): (
  */
 const FIELD_BOUNDS: Readonly<Record<string, JsonSchema>> = {
   "calq.v1.SearchEventsRequest.limit": { minimum: 0, maximum: MAX_LIMIT },
-  "calq.v1.QueryFreeBusyRequest.calendar_ids": { minItems: 1, maxItems: MAX_FREE_BUSY_CALENDARS },
-  "calq.v1.FindFreeSlotsRequest.calendar_ids": { minItems: 1, maxItems: MAX_FREE_BUSY_CALENDARS },
+  "calq.v1.SearchEventsAcrossCalendarsRequest.limit": { minimum: 0, maximum: MAX_LIMIT },
+  "calq.v1.SearchEventsAcrossCalendarsRequest.calendar_ids": { minItems: 1, maxItems: MAX_CALENDARS_PER_REQUEST },
+  "calq.v1.QueryFreeBusyRequest.calendar_ids": { minItems: 1, maxItems: MAX_CALENDARS_PER_REQUEST },
+  "calq.v1.FindFreeSlotsRequest.calendar_ids": { minItems: 1, maxItems: MAX_CALENDARS_PER_REQUEST },
   "calq.v1.FindFreeSlotsRequest.duration_minutes": { minimum: 5, maximum: 1440 },
   "calq.v1.FindFreeSlotsRequest.step_minutes": { minimum: 0, maximum: 1440 },
   "calq.v1.FindFreeSlotsRequest.limit": { minimum: 0, maximum: 50 },

@@ -142,7 +142,7 @@ function expired(why: string): CalqError {
 function invalidCursor(): CalqError {
   return new CalqError(
     "INVALID_CURSOR",
-    "the cursor is not valid for this request: send it only with the same calendar_id, start, end_exclusive, timezone, match_mode and text_query, as the same caller, unchanged; or drop it and search again",
+    "the cursor is not valid for this request: send it only with the same calendars, start, end_exclusive, timezone, match_mode and text_query, as the same caller, unchanged; or drop it and search again",
     "cursor",
   );
 }

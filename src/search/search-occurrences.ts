@@ -1,6 +1,7 @@
 /**
- * One page of a search over one calendar's occurrences: both match modes, the
- * order (start, event_id), and resumption after a position. Pure: the same
+ * One page of a search over one calendar's occurrences, or several
+ * calendars' merged: both match modes, the order (start, event_id), or
+ * (start, calendar_id, event_id), and resumption after a position. Pure: the same
  * occurrences, query and budget always give the same page, which is what
  * makes pages of a snapshot concatenate to the unpaged result.
  *
@@ -28,10 +29,21 @@ export interface SearchableOccurrences {
   readonly tails: readonly SeriesTail[];
 }
 
-/** The last occurrence of the previous page: (start, event_id). */
+/**
+ * The last occurrence of the previous page: (start, key). For one calendar
+ * the key is the event_id; in a search of several calendars it is
+ * `calendar_id + " " + event_id`, which orders as (calendar_id, event_id)
+ * because calendar ids hold no character below "-" (config/calq-config.ts).
+ */
 export interface Position {
   readonly start: number;
   readonly eventId: string;
+}
+
+/** One calendar of a search over several: its id names it in the merged order. */
+export interface KeyedCalendar {
+  readonly id: string;
+  readonly occurrences: SearchableOccurrences;
 }
 
 /**
@@ -73,6 +85,8 @@ export const UNLIMITED: SearchLimits = { budgetMs: Number.POSITIVE_INFINITY };
 
 export interface Page {
   readonly occurrences: readonly Occurrence[];
+  /** For each occurrence, the index of the calendar it came from (always 0 for a search of one calendar). */
+  readonly sources: readonly number[];
   /**
    * False when expanding a series on demand hit its per-query cap, so
    * occurrences of that series may be missing (only hostile feeds get here;
@@ -101,27 +115,47 @@ export function searchPage(calendar: SearchableOccurrences, query: PageQuery, li
  * may let other requests run between them (runYielding). Paused time does not
  * count against `limits.budgetMs`; it does count towards `limits.answerBy`.
  */
-export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQuery, limits: SearchLimits): Steps<Page> {
+export function searchPageSteps(calendar: SearchableOccurrences, query: PageQuery, limits: SearchLimits): Steps<Page> {
+  return mergedPageSteps([{ prefix: "", occurrences: calendar }], query, limits);
+}
+
+/**
+ * One page over several calendars in the merged order (start, calendar_id,
+ * event_id): one k-way merge over every calendar's streams, one budget, and
+ * positions keyed as `Position` says. The calendars must be in id order, each once.
+ */
+export function searchCalendarsPageSteps(calendars: readonly KeyedCalendar[], query: PageQuery, limits: SearchLimits): Steps<Page> {
+  return mergedPageSteps(
+    calendars.map((calendar) => ({ prefix: `${calendar.id} `, occurrences: calendar.occurrences })),
+    query,
+    limits,
+  );
+}
+
+/** A calendar in the merge: the prefix its event ids take in the merged order ("" for a search of one calendar). */
+interface Source {
+  readonly prefix: string;
+  readonly occurrences: SearchableOccurrences;
+}
+
+function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: SearchLimits): Steps<Page> {
   const wanted = query.limit + 1;
-  // Nothing to expand: the index alone answers, in O((L + 1) log n), with no merge.
-  if (calendar.tails.length === 0) return pageOf(indexCandidates(calendar.index, query, wanted), query.limit, true);
+  // One calendar and nothing to expand: the index alone answers, in O((L + 1) log n), with no merge.
+  if (sources.length === 1 && sources[0].occurrences.tails.length === 0) {
+    const found = indexCandidates(sources[0].occurrences.index, "", query, wanted);
+    return pageOf(found, new Array<number>(found.length).fill(0), query.limit, "", true);
+  }
   const clock = limits.clock ?? Date.now;
   const budget = new Budget(clock() + limits.budgetMs, TAIL_VISITS_PER_SEARCH, clock);
   const { window, mode, after } = query;
   const words = query.words ?? [];
-  const accepts = (occurrence: Occurrence) =>
-    matches(occurrence, window, mode) && isAfter(occurrence, after) && matchesWords(words, occurrence.details.searchable);
-  const request: TailRequest = {
-    start: window.start,
-    endExclusive: window.endExclusive,
-    startingFrom: after?.start ?? Number.NEGATIVE_INFINITY,
-    accepts,
-    budget,
-  };
 
   const heap = new EntryHeap();
-  heap.push(new ListStream(indexCandidates(calendar.index, query, wanted)).entry());
+  for (const [index, source] of sources.entries()) {
+    heap.push(new ListStream(index, source.prefix, indexCandidates(source.occurrences.index, source.prefix, query, wanted)).entry());
+  }
   const found: Occurrence[] = [];
+  const from: number[] = [];
   let complete = true;
   let partial: PartialReason | undefined;
   // A millisecond, not the 10 ms a reload uses: a search of another calendar
@@ -142,11 +176,24 @@ export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQue
   // Each series' lower bound; a series rebuilt from a worker's recipe is made
   // here on its first search, so this too is paced and budgeted, every 32
   // series (a bound alone costs far less than looking at the clock).
-  for (const [i, tail] of calendar.tails.entries()) {
-    if ((i & 31) === 0) partial = yield* breathe();
+  let seen = 0;
+  for (const [index, source] of sources.entries()) {
+    const { prefix } = source;
+    const request: TailRequest = {
+      start: window.start,
+      endExclusive: window.endExclusive,
+      startingFrom: after?.start ?? Number.NEGATIVE_INFINITY,
+      accepts: (occurrence) =>
+        matches(occurrence, window, mode) && isAfter(occurrence, prefix, after) && matchesWords(words, occurrence.details.searchable),
+      budget,
+    };
+    for (const tail of source.occurrences.tails) {
+      if ((seen++ & 31) === 0) partial = yield* breathe();
+      if (partial !== undefined) break;
+      const earliest = tail.earliestStart(request);
+      if (earliest !== Number.POSITIVE_INFINITY) heap.push({ start: earliest, stream: new TailStream(index, prefix, tail, request) });
+    }
     if (partial !== undefined) break;
-    const earliest = tail.earliestStart(request);
-    if (earliest !== Number.POSITIVE_INFINITY) heap.push({ start: earliest, stream: new TailStream(tail, request) });
   }
 
   while (partial === undefined && found.length < wanted) {
@@ -166,24 +213,32 @@ export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQue
       continue;
     }
     found.push(top.occurrence);
+    from.push(top.stream.source);
     // The stream's next occurrence comes after this one; look it up only if it could be next.
     heap.push({ start: top.start, boundAfter: top, stream: top.stream });
   }
 
   if (partial !== undefined) {
-    const last = found[found.length - 1];
-    const next = last === undefined ? (after ?? BEFORE_ALL) : { start: last.start, eventId: eventIdOf(last) };
-    return { occurrences: found, complete, more: true, next, partial };
+    const last = found.length - 1;
+    const next = last < 0 ? (after ?? BEFORE_ALL) : positionOf(found[last], sources[from[last]].prefix);
+    return { occurrences: found, sources: from, complete, more: true, next, partial };
   }
-  return pageOf(found, query.limit, complete);
+  return pageOf(found, from, query.limit, found.length > query.limit ? sources[from[query.limit - 1]].prefix : "", complete);
 }
 
-/** A page from up to limit + 1 matches in order: the extra one only says that more follow. */
-function pageOf(found: readonly Occurrence[], limit: number, complete: boolean): Page {
+function positionOf(occurrence: Occurrence, prefix: string): Position {
+  return { start: occurrence.start, eventId: prefix + eventIdOf(occurrence) };
+}
+
+/**
+ * A page from up to limit + 1 matches in order: the extra one only says that
+ * more follow. `lastPrefix` is the key prefix of the page's last occurrence.
+ */
+function pageOf(found: readonly Occurrence[], from: readonly number[], limit: number, lastPrefix: string, complete: boolean): Page {
   const occurrences = found.slice(0, limit);
-  if (found.length <= limit) return { occurrences, complete, more: false };
-  const last = occurrences[occurrences.length - 1];
-  return { occurrences, complete, more: true, next: { start: last.start, eventId: eventIdOf(last) } };
+  const sources = from.slice(0, limit);
+  if (found.length <= limit) return { occurrences, sources, complete, more: false };
+  return { occurrences, sources, complete, more: true, next: positionOf(occurrences[occurrences.length - 1], lastPrefix) };
 }
 
 /** Whether the search must stop now, and why. */
@@ -210,7 +265,7 @@ interface Entry {
 
 function idOf(entry: Entry): string {
   if (entry.id === undefined) {
-    if (entry.occurrence !== undefined) entry.id = eventIdOf(entry.occurrence);
+    if (entry.occurrence !== undefined) entry.id = entry.stream.prefix + eventIdOf(entry.occurrence);
     else entry.id = entry.boundAfter === undefined ? "" : idOf(entry.boundAfter);
   }
   return entry.id;
@@ -223,6 +278,9 @@ interface Advance {
 }
 
 interface Stream {
+  /** The index of the calendar the stream belongs to, and that calendar's key prefix. */
+  readonly source: number;
+  readonly prefix: string;
   advance(): Advance;
 }
 
@@ -233,7 +291,11 @@ function entryOf(stream: Stream, occurrence: Occurrence): Entry {
 /** Occurrences already exact and in order (the index's candidates). */
 class ListStream implements Stream {
   private position = 0;
-  constructor(private readonly items: readonly Occurrence[]) {}
+  constructor(
+    readonly source: number,
+    readonly prefix: string,
+    private readonly items: readonly Occurrence[],
+  ) {}
   entry(): Entry {
     return { start: Number.NEGATIVE_INFINITY, stream: this };
   }
@@ -257,6 +319,8 @@ class TailStream implements Stream {
   private last?: Occurrence;
 
   constructor(
+    readonly source: number,
+    readonly prefix: string,
     private readonly tail: SeriesTail,
     private readonly request: TailRequest,
   ) {}
@@ -337,11 +401,11 @@ function before(a: Entry, b: Entry): boolean {
   return a.occurrence === undefined && b.occurrence !== undefined;
 }
 
-function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wanted: number): Occurrence[] {
+function indexCandidates(index: IntervalIndex<Occurrence>, prefix: string, query: PageQuery, wanted: number): Occurrence[] {
   const { window, mode, after } = query;
   const words = query.words ?? [];
   const found: Occurrence[] = [];
-  const from = after === undefined ? 0 : positionAfter(index, after);
+  const from = after === undefined ? 0 : positionAfter(index, prefix, after);
   if (mode === "startWithin") {
     const stop = index.lowerBound(window.endExclusive);
     for (let position = Math.max(from, index.lowerBound(window.start)); position < stop && found.length < wanted; position++) {
@@ -357,18 +421,18 @@ function indexCandidates(index: IntervalIndex<Occurrence>, query: PageQuery, wan
   return found;
 }
 
-/** The first index position strictly after `after` in (start, event_id) order. */
-function positionAfter(index: IntervalIndex<Occurrence>, after: Position): number {
+/** The first index position strictly after `after` in (start, key) order, keys being `prefix` + event_id. */
+function positionAfter(index: IntervalIndex<Occurrence>, prefix: string, after: Position): number {
   let position = index.lowerBound(after.start);
   while (position < index.size) {
     const occurrence = index.item(position);
-    if (occurrence.start > after.start || eventIdOf(occurrence) > after.eventId) break;
+    if (occurrence.start > after.start || prefix + eventIdOf(occurrence) > after.eventId) break;
     position++;
   }
   return position;
 }
 
-function isAfter(occurrence: Occurrence, after: Position | undefined): boolean {
+function isAfter(occurrence: Occurrence, prefix: string, after: Position | undefined): boolean {
   if (after === undefined || occurrence.start > after.start) return true;
-  return occurrence.start === after.start && eventIdOf(occurrence) > after.eventId;
+  return occurrence.start === after.start && prefix + eventIdOf(occurrence) > after.eventId;
 }

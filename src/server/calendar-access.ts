@@ -8,6 +8,7 @@
 import { CalqError } from "../calq-error.js";
 import { READ, READ_ANY } from "../config/capabilities.js";
 import type { Logger } from "../logging/logger.js";
+import { MAX_CALENDARS_PER_REQUEST } from "../page-size.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Principal } from "./authenticator.js";
 
@@ -50,4 +51,40 @@ export function openCalendar(
     });
   }
   return view;
+}
+
+/**
+ * The 1 to 50 calendars a request names, each opened as `openCalendar` opens
+ * one (any the caller may not read refuses the whole request), in the order
+ * named. INVALID_CALENDAR_IDS for none, too many, or one named twice.
+ */
+export function openCalendars(
+  store: CalendarStore,
+  principal: Principal,
+  requestedIds: readonly string[],
+  method: string,
+  log: Logger,
+  correlationId?: string,
+): CalendarView[] {
+  checkCalendarCount(requestedIds);
+  const views = requestedIds.map((id) => openCalendar(store, principal, id, method, log, correlationId));
+  const seen = new Set<string>();
+  for (const view of views) {
+    if (seen.has(view.config.id)) {
+      throw invalidIds(`calendar ${view.config.id} is named twice (as "primary" and by its id, or twice by its id)`);
+    }
+    seen.add(view.config.id);
+  }
+  return views;
+}
+
+/** INVALID_CALENDAR_IDS for no calendar or more than 50: an argument check, made before any calendar is opened. */
+export function checkCalendarCount(requestedIds: readonly string[]): void {
+  if (requestedIds.length === 0 || requestedIds.length > MAX_CALENDARS_PER_REQUEST) {
+    throw invalidIds(`send 1 to ${MAX_CALENDARS_PER_REQUEST} calendar ids, not ${requestedIds.length}`);
+  }
+}
+
+function invalidIds(message: string): CalqError {
+  return new CalqError("INVALID_CALENDAR_IDS", message, "calendar_ids");
 }

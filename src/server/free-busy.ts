@@ -25,7 +25,6 @@ import {
 import { CalqError } from "../calq-error.js";
 import type { Occurrence } from "../expand/occurrence.js";
 import type { Logger } from "../logging/logger.js";
-import { MAX_FREE_BUSY_CALENDARS } from "../page-size.js";
 import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search/busy-time.js";
 import { findFreeSlotsSteps, type WorkingHours } from "../search/free-slots.js";
 import { type Position, type SearchLimits, searchPageSteps } from "../search/search-occurrences.js";
@@ -37,7 +36,7 @@ import { type RequestWindow, resolveWindow } from "../time/request-window.js";
 import { MINUTE_MS } from "../time/units.js";
 import type { ZoneRules } from "../time/zone-rules.js";
 import type { Principal } from "./authenticator.js";
-import { openCalendar } from "./calendar-access.js";
+import { checkCalendarCount, openCalendars } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
 
 /** Occurrences read per calendar at most; past it the calendar's busy time is marked incomplete. */
@@ -74,14 +73,7 @@ async function blockedTimeOf(
   context: HandlerContext,
   method: string,
 ): Promise<CalendarBlocked[]> {
-  const correlationId = callInfo(context)?.correlationId;
-  const views = ids.map((id) => openCalendar(deps.store, principal, id, method, deps.log, correlationId));
-  const seen = new Set<string>();
-  for (const view of views) {
-    if (seen.has(view.config.id))
-      throw invalidIds(`calendar ${view.config.id} is named twice (as "primary" and by its id, or twice by its id)`);
-    seen.add(view.config.id);
-  }
+  const views = openCalendars(deps.store, principal, ids, method, deps.log, callInfo(context)?.correlationId);
   const read: CalendarBlocked[] = [];
   for (const view of views) {
     const snapshot = view.snapshot;
@@ -118,7 +110,7 @@ export async function queryFreeBusy(
   request: QueryFreeBusyRequest,
   context: HandlerContext,
 ): Promise<QueryFreeBusyResponse> {
-  checkIdCount(request.calendarIds);
+  checkCalendarCount(request.calendarIds);
   const window = resolveWindow({ start: request.start, endExclusive: request.endExclusive, timezone: request.timezone }, deps.maxWindowMs);
   const read = await blockedTimeOf(deps, principal, request.calendarIds, window, context, "QueryFreeBusy");
   return create(QueryFreeBusyResponseSchema, {
@@ -155,7 +147,7 @@ export async function findFreeSlotsFor(
   request: FindFreeSlotsRequest,
   context: HandlerContext,
 ): Promise<FindFreeSlotsResponse> {
-  checkIdCount(request.calendarIds);
+  checkCalendarCount(request.calendarIds);
   const durationMinutes = request.durationMinutes;
   if (!(durationMinutes >= 5 && durationMinutes <= 1440))
     throw invalidSlots(`duration_minutes must be 5 to 1440, not ${durationMinutes}`, "duration_minutes");
@@ -264,15 +256,4 @@ function intervalMessage(interval: BusyInterval, zone: ZoneRules): BusyIntervalM
     startLocal: formatInZone(interval.start, zone),
     endLocal: formatInZone(interval.end, zone),
   });
-}
-
-/** Refuses no calendar, or more than 50, before anything else is read. */
-function checkIdCount(ids: readonly string[]): void {
-  if (ids.length === 0 || ids.length > MAX_FREE_BUSY_CALENDARS) {
-    throw invalidIds(`send 1 to ${MAX_FREE_BUSY_CALENDARS} calendar ids, not ${ids.length}`);
-  }
-}
-
-function invalidIds(message: string): CalqError {
-  return new CalqError("INVALID_CALENDAR_IDS", message, "calendar_ids");
 }

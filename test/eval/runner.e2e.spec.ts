@@ -87,6 +87,7 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
     expect(first.messages[1]).toEqual({ role: "user", content: "What meetings do I have next Friday morning?" });
     expect(first.tools.map((tool) => tool.function.name)).toEqual([
       "search_calendar_events",
+      "search_across_calendars",
       "list_calendars",
       "get_user_context",
       "query_free_busy",

@@ -47,6 +47,7 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
     expect(transport.protocolVersion).toBe("2025-06-18");
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
       "search_calendar_events",
+      "search_across_calendars",
       "list_calendars",
       "get_user_context",
       "query_free_busy",

@@ -53,9 +53,10 @@ function errorCodesIn(description: string): string[] {
 }
 
 describe("tools generated from the proto descriptors", () => {
-  it("offers search_calendar_events, list_calendars, get_user_context, query_free_busy and find_free_slots", () => {
+  it("offers a tool for each method of the search service", () => {
     expect(catalog.tools.map((candidate) => [candidate.name, candidate.method.name])).toEqual([
       ["search_calendar_events", "SearchEvents"],
+      ["search_across_calendars", "SearchEventsAcrossCalendars"],
       ["list_calendars", "ListCalendars"],
       ["get_user_context", "GetCallerContext"],
       ["query_free_busy", "QueryFreeBusy"],

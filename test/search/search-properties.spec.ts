@@ -4,7 +4,15 @@ import { compareOccurrences, type EventDetails, eventIdOf, type Occurrence } fro
 import type { SeriesTail } from "../../src/expand/series-tail.js";
 import { IntervalIndex } from "../../src/index/interval-index.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
-import { type Position, type SearchableOccurrences, searchPage } from "../../src/search/search-occurrences.js";
+import {
+  type KeyedCalendar,
+  type Position,
+  type SearchableOccurrences,
+  searchCalendarsPageSteps,
+  searchPage,
+  UNLIMITED,
+} from "../../src/search/search-occurrences.js";
+import { runAtOnce } from "../../src/stepwise.js";
 
 /**
  * uidKeys are base64url digests in production; these mix digits, both cases,
@@ -346,5 +354,61 @@ describe("searchPage on hand-built calendars", () => {
     );
     const page = searchPage(calendarOf(series), { window, mode: "overlap", limit: 10 });
     expect(page.occurrences.map(eventIdOf)).toEqual(["k0001_20261002T040000Z", "k0001_20261002T030000Z", "k0001_20261002T020000Z"]);
+  });
+});
+
+describe("a search of several calendars", () => {
+  /** Ids that are prefixes of each other and differ around "-", ".", "_" and case: the merged order is byte order of the id. */
+  const CALENDAR_IDS = ["a", "a-b", "a.b", "a_b", "ab", "B", "b", "b0"];
+  const calendarsArb = fc
+    .uniqueArray(fc.constantFrom(...CALENDAR_IDS), { minLength: 1, maxLength: 4 })
+    .chain((ids) =>
+      fc.tuple(
+        fc.constant([...ids].sort(byteCompare)),
+        fc.array(fc.tuple(universeArb, fc.boolean()), { minLength: ids.length, maxLength: ids.length }),
+      ),
+    );
+
+  function merged(ids: readonly string[], universes: ReadonlyArray<readonly [ReturnType<typeof split>, boolean]>) {
+    const calendars: KeyedCalendar[] = ids.map((id, i) => ({
+      id,
+      occurrences: universes[i][1] ? universes[i][0].withTails : universes[i][0].indexedOnly,
+    }));
+    const all = ids.flatMap((id, i) => universes[i][0].all.map((occurrence) => ({ id, occurrence })));
+    return { calendars, all };
+  }
+
+  it("pages through the sorted union by (start, calendar_id, event_id), each result naming its calendar, for limits 1 to 7", () => {
+    fc.assert(
+      fc.property(calendarsArb, windowArb, modeArb, fc.integer({ min: 1, max: 7 }), ([ids, generated], window, mode, limit) => {
+        const { calendars, all } = merged(
+          ids,
+          generated.map(([universe, tails]) => [split(universe), tails] as const),
+        );
+        const expected = all
+          .filter(({ occurrence }) => oracleMatches(occurrence, window, mode))
+          .sort(
+            (a, b) =>
+              a.occurrence.start - b.occurrence.start ||
+              byteCompare(a.id, b.id) ||
+              byteCompare(eventIdOf(a.occurrence), eventIdOf(b.occurrence)),
+          )
+          .map(({ id, occurrence }) => `${id} ${label(occurrence)}`);
+        const got: string[] = [];
+        let after: Position | undefined;
+        for (let guard = 0; ; guard++) {
+          expect(guard).toBeLessThan(500);
+          const page = runAtOnce(searchCalendarsPageSteps(calendars, { window, mode, limit, after }, UNLIMITED));
+          expect(page.occurrences.length).toBeLessThanOrEqual(limit);
+          got.push(...page.occurrences.map((occurrence, i) => `${calendars[page.sources[i]].id} ${label(occurrence)}`));
+          expect(got).toEqual(expected.slice(0, got.length));
+          if (!page.more) break;
+          expect(page.occurrences.length).toBe(limit);
+          after = page.next;
+        }
+        expect(got).toEqual(expected);
+      }),
+      RUNS,
+    );
   });
 });

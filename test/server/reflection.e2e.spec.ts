@@ -69,6 +69,7 @@ describe("server reflection", () => {
       "ListCalendars",
       "QueryFreeBusy",
       "SearchEvents",
+      "SearchEventsAcrossCalendars",
     ]);
     const method = service.methods.SearchEvents;
     const requestType = root.lookupType(method.requestType);

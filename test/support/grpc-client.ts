@@ -22,6 +22,8 @@ import {
   ListCalendarsResponseSchema,
   QueryFreeBusyRequestSchema,
   QueryFreeBusyResponseSchema,
+  SearchEventsAcrossCalendarsRequestSchema,
+  SearchEventsAcrossCalendarsResponseSchema,
   SearchEventsRequestSchema,
   SearchEventsResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
@@ -48,6 +50,21 @@ export class CalqGrpcClient {
     deadlineMs = 10_000,
   ) {
     return this.call(`${SERVICE}/SearchEvents`, SearchEventsRequestSchema, SearchEventsResponseSchema, request, token, deadlineMs);
+  }
+
+  searchEventsAcrossCalendars(
+    request: MessageInitShape<typeof SearchEventsAcrossCalendarsRequestSchema>,
+    token: string | null = this.token ?? null,
+    deadlineMs = 10_000,
+  ) {
+    return this.call(
+      `${SERVICE}/SearchEventsAcrossCalendars`,
+      SearchEventsAcrossCalendarsRequestSchema,
+      SearchEventsAcrossCalendarsResponseSchema,
+      request,
+      token,
+      deadlineMs,
+    );
   }
 
   listCalendars(token: string | null = this.token ?? null) {

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file calq/v1/calendar_service.proto.
  */
 export const file_calq_v1_calendar_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi5QEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQESFwoKdGV4dF9xdWVyeRgIIAEoCUID4EEBIu8BCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAki7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QilgQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIpIBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgiGQoXR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QikQEKGEdldENhbGxlckNvbnRleHRSZXNwb25zZRIUCgxwcmluY2lwYWxfaWQYASABKAkSEAoIdGltZXpvbmUYAiABKAkSMAoMY3VycmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAQgASgJIngKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQIitQEKDEJ1c3lJbnRlcnZhbBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoEa2luZBgDIAEoDjIRLmNhbHEudjEuQnVzeUtpbmQSEwoLc3RhcnRfbG9jYWwYBCABKAkSEQoJZW5kX2xvY2FsGAUgASgJIq4BCgxDYWxlbmRhckJ1c3kSEwoLY2FsZW5kYXJfaWQYASABKAkSIwoEYnVzeRgCIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEhMKC3NuYXBzaG90X2lkGAMgASgJEi4KCmRhdGFfYXNfb2YYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAUgASgIEhAKCGNvbXBsZXRlGAYgASgIIuQBChVRdWVyeUZyZWVCdXN5UmVzcG9uc2USLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyQnVzeRInCghjb21iaW5lZBgFIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsItUCChRGaW5kRnJlZVNsb3RzUmVxdWVzdBIZCgxjYWxlbmRhcl9pZHMYASADKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEh0KEGR1cmF0aW9uX21pbnV0ZXMYBSABKAVCA+BBAhIZCgxzdGVwX21pbnV0ZXMYBiABKAVCA+BBARIwCgl0ZW50YXRpdmUYByABKA4yGC5jYWxxLnYxLlRlbnRhdGl2ZVBvbGljeUID4EECEiAKE3dvcmtpbmdfaG91cnNfc3RhcnQYCCABKAlCA+BBARIeChF3b3JraW5nX2hvdXJzX2VuZBgJIAEoCUID4EEBEhkKDHdvcmtpbmdfZGF5cxgKIAMoBUID4EEBEhIKBWxpbWl0GAsgASgFQgPgQQEikAEKCEZyZWVTbG90Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkiXQoVRmluZEZyZWVTbG90c1Jlc3BvbnNlEiAKBXNsb3RzGAEgAygLMhEuY2FscS52MS5GcmVlU2xvdBIQCgh0aW1lem9uZRgCIAEoCRIQCghjb21wbGV0ZRgDIAEoCCpcCglNYXRjaE1vZGUSGgoWTUFUQ0hfTU9ERV9VTlNQRUNJRklFRBAAEhYKEk1BVENIX01PREVfT1ZFUkxBUBABEhsKF01BVENIX01PREVfU1RBUlRfV0lUSElOEAIqyQEKDldpbmRvd1JlbGF0aW9uEh8KG1dJTkRPV19SRUxBVElPTl9VTlNQRUNJRklFRBAAEhoKFldJTkRPV19SRUxBVElPTl9JTlNJREUQARIhCh1XSU5ET1dfUkVMQVRJT05fQ1JPU1NFU19TVEFSVBACEh8KG1dJTkRPV19SRUxBVElPTl9DUk9TU0VTX0VORBADEhkKFVdJTkRPV19SRUxBVElPTl9TUEFOUxAEEhsKF1dJTkRPV19SRUxBVElPTl9JTlNUQU5UEAUqRAoLQ29uc2lzdGVuY3kSGwoXQ09OU0lTVEVOQ1lfVU5TUEVDSUZJRUQQABIYChRDT05TSVNURU5DWV9TTkFQU0hPVBABKmcKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACKmMKC0V2ZW50U3RhdHVzEhwKGEVWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFkVWRU5UX1NUQVRVU19DT05GSVJNRUQQARIaChZFVkVOVF9TVEFUVVNfVEVOVEFUSVZFEAIqYwoMVHJhbnNwYXJlbmN5EhwKGFRSQU5TUEFSRU5DWV9VTlNQRUNJRklFRBAAEhcKE1RSQU5TUEFSRU5DWV9PUEFRVUUQARIcChhUUkFOU1BBUkVOQ1lfVFJBTlNQQVJFTlQQAipqCg5DdXJzb3JTbmFwc2hvdBIfChtDVVJTT1JfU05BUFNIT1RfVU5TUEVDSUZJRUQQABIYChRDVVJTT1JfU05BUFNIT1RfSEVMRBABEh0KGUNVUlNPUl9TTkFQU0hPVF9SRUNIRUNLRUQQAipSCghCdXN5S2luZBIZChVCVVNZX0tJTkRfVU5TUEVDSUZJRUQQABISCg5CVVNZX0tJTkRfQlVTWRABEhcKE0JVU1lfS0lORF9URU5UQVRJVkUQAippCg9UZW50YXRpdmVQb2xpY3kSIAocVEVOVEFUSVZFX1BPTElDWV9VTlNQRUNJRklFRBAAEhkKFVRFTlRBVElWRV9QT0xJQ1lfQlVTWRABEhkKFVRFTlRBVElWRV9QT0xJQ1lfRlJFRRACMuwDCg9DYWxlbmRhclNlcnZpY2USYQoMU2VhcmNoRXZlbnRzEhwuY2FscS52MS5TZWFyY2hFdmVudHNSZXF1ZXN0Gh0uY2FscS52MS5TZWFyY2hFdmVudHNSZXNwb25zZSIUkAIBkrUYDQECAwQFBgcICQoLDRUSUwoNTGlzdENhbGVuZGFycxIdLmNhbHEudjEuTGlzdENhbGVuZGFyc1JlcXVlc3QaHi5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXNwb25zZSIDkAIBElwKEEdldENhbGxlckNvbnRleHQSIC5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXF1ZXN0GiEuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVzcG9uc2UiA5ACARJgCg1RdWVyeUZyZWVCdXN5Eh0uY2FscS52MS5RdWVyeUZyZWVCdXN5UmVxdWVzdBoeLmNhbHEudjEuUXVlcnlGcmVlQnVzeVJlc3BvbnNlIhCQAgGStRgJFgECAwQFBgsNEmEKDUZpbmRGcmVlU2xvdHMSHS5jYWxxLnYxLkZpbmRGcmVlU2xvdHNSZXF1ZXN0Gh4uY2FscS52MS5GaW5kRnJlZVNsb3RzUmVzcG9uc2UiEZACAZK1GAoWFwECAwQFBgsNYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
+  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi5QEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQESFwoKdGV4dF9xdWVyeRgIIAEoCUID4EEBIoUCCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAkSFAoMY2FsZW5kYXJfaWRzGAggAygJIvUBCiJTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQISKwoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlQgPgQQISEgoFbGltaXQYBiABKAVCA+BBARITCgZjdXJzb3IYByABKAlCA+BBARIXCgp0ZXh0X3F1ZXJ5GAggASgJQgPgQQEidwoMQ2FsZW5kYXJSZWFkEhMKC2NhbGVuZGFyX2lkGAEgASgJEhMKC3NuYXBzaG90X2lkGAIgASgJEi4KCmRhdGFfYXNfb2YYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAQgASgIIqgCCiNTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtuZXh0X2N1cnNvchgCIAEoCRIlCgVxdWVyeRgDIAEoCzIWLmNhbHEudjEuUmVzb2x2ZWRRdWVyeRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyUmVhZBIPCgdwYXJ0aWFsGAUgASgIEi4KDnBhcnRpYWxfcmVhc29uGAYgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgHIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3Qi7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QilgQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIpIBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgiGQoXR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QikQEKGEdldENhbGxlckNvbnRleHRSZXNwb25zZRIUCgxwcmluY2lwYWxfaWQYASABKAkSEAoIdGltZXpvbmUYAiABKAkSMAoMY3VycmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAQgASgJIngKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQIitQEKDEJ1c3lJbnRlcnZhbBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoEa2luZBgDIAEoDjIRLmNhbHEudjEuQnVzeUtpbmQSEwoLc3RhcnRfbG9jYWwYBCABKAkSEQoJZW5kX2xvY2FsGAUgASgJIq4BCgxDYWxlbmRhckJ1c3kSEwoLY2FsZW5kYXJfaWQYASABKAkSIwoEYnVzeRgCIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEhMKC3NuYXBzaG90X2lkGAMgASgJEi4KCmRhdGFfYXNfb2YYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAUgASgIEhAKCGNvbXBsZXRlGAYgASgIIuQBChVRdWVyeUZyZWVCdXN5UmVzcG9uc2USLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyQnVzeRInCghjb21iaW5lZBgFIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsItUCChRGaW5kRnJlZVNsb3RzUmVxdWVzdBIZCgxjYWxlbmRhcl9pZHMYASADKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEh0KEGR1cmF0aW9uX21pbnV0ZXMYBSABKAVCA+BBAhIZCgxzdGVwX21pbnV0ZXMYBiABKAVCA+BBARIwCgl0ZW50YXRpdmUYByABKA4yGC5jYWxxLnYxLlRlbnRhdGl2ZVBvbGljeUID4EECEiAKE3dvcmtpbmdfaG91cnNfc3RhcnQYCCABKAlCA+BBARIeChF3b3JraW5nX2hvdXJzX2VuZBgJIAEoCUID4EEBEhkKDHdvcmtpbmdfZGF5cxgKIAMoBUID4EEBEhIKBWxpbWl0GAsgASgFQgPgQQEikAEKCEZyZWVTbG90Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkiXQoVRmluZEZyZWVTbG90c1Jlc3BvbnNlEiAKBXNsb3RzGAEgAygLMhEuY2FscS52MS5GcmVlU2xvdBIQCgh0aW1lem9uZRgCIAEoCRIQCghjb21wbGV0ZRgDIAEoCCpcCglNYXRjaE1vZGUSGgoWTUFUQ0hfTU9ERV9VTlNQRUNJRklFRBAAEhYKEk1BVENIX01PREVfT1ZFUkxBUBABEhsKF01BVENIX01PREVfU1RBUlRfV0lUSElOEAIqyQEKDldpbmRvd1JlbGF0aW9uEh8KG1dJTkRPV19SRUxBVElPTl9VTlNQRUNJRklFRBAAEhoKFldJTkRPV19SRUxBVElPTl9JTlNJREUQARIhCh1XSU5ET1dfUkVMQVRJT05fQ1JPU1NFU19TVEFSVBACEh8KG1dJTkRPV19SRUxBVElPTl9DUk9TU0VTX0VORBADEhkKFVdJTkRPV19SRUxBVElPTl9TUEFOUxAEEhsKF1dJTkRPV19SRUxBVElPTl9JTlNUQU5UEAUqRAoLQ29uc2lzdGVuY3kSGwoXQ09OU0lTVEVOQ1lfVU5TUEVDSUZJRUQQABIYChRDT05TSVNURU5DWV9TTkFQU0hPVBABKmcKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACKmMKC0V2ZW50U3RhdHVzEhwKGEVWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFkVWRU5UX1NUQVRVU19DT05GSVJNRUQQARIaChZFVkVOVF9TVEFUVVNfVEVOVEFUSVZFEAIqYwoMVHJhbnNwYXJlbmN5EhwKGFRSQU5TUEFSRU5DWV9VTlNQRUNJRklFRBAAEhcKE1RSQU5TUEFSRU5DWV9PUEFRVUUQARIcChhUUkFOU1BBUkVOQ1lfVFJBTlNQQVJFTlQQAipqCg5DdXJzb3JTbmFwc2hvdBIfChtDVVJTT1JfU05BUFNIT1RfVU5TUEVDSUZJRUQQABIYChRDVVJTT1JfU05BUFNIT1RfSEVMRBABEh0KGUNVUlNPUl9TTkFQU0hPVF9SRUNIRUNLRUQQAipSCghCdXN5S2luZBIZChVCVVNZX0tJTkRfVU5TUEVDSUZJRUQQABISCg5CVVNZX0tJTkRfQlVTWRABEhcKE0JVU1lfS0lORF9URU5UQVRJVkUQAippCg9UZW50YXRpdmVQb2xpY3kSIAocVEVOVEFUSVZFX1BPTElDWV9VTlNQRUNJRklFRBAAEhkKFVRFTlRBVElWRV9QT0xJQ1lfQlVTWRABEhkKFVRFTlRBVElWRV9QT0xJQ1lfRlJFRRACMv4ECg9DYWxlbmRhclNlcnZpY2USYQoMU2VhcmNoRXZlbnRzEhwuY2FscS52MS5TZWFyY2hFdmVudHNSZXF1ZXN0Gh0uY2FscS52MS5TZWFyY2hFdmVudHNSZXNwb25zZSIUkAIBkrUYDQECAwQFBgcICQoLDRUSjwEKG1NlYXJjaEV2ZW50c0Fjcm9zc0NhbGVuZGFycxIrLmNhbHEudjEuU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVxdWVzdBosLmNhbHEudjEuU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVzcG9uc2UiFZACAZK1GA4WAQIDBAUGBwgJCgsNFRJTCg1MaXN0Q2FsZW5kYXJzEh0uY2FscS52MS5MaXN0Q2FsZW5kYXJzUmVxdWVzdBoeLmNhbHEudjEuTGlzdENhbGVuZGFyc1Jlc3BvbnNlIgOQAgESXAoQR2V0Q2FsbGVyQ29udGV4dBIgLmNhbHEudjEuR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QaIS5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXNwb25zZSIDkAIBEmAKDVF1ZXJ5RnJlZUJ1c3kSHS5jYWxxLnYxLlF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0Gh4uY2FscS52MS5RdWVyeUZyZWVCdXN5UmVzcG9uc2UiEJACAZK1GAkWAQIDBAUGCw0SYQoNRmluZEZyZWVTbG90cxIdLmNhbHEudjEuRmluZEZyZWVTbG90c1JlcXVlc3QaHi5jYWxxLnYxLkZpbmRGcmVlU2xvdHNSZXNwb25zZSIRkAIBkrUYChYXAQIDBAUGCw1iBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
 
 /**
  * A search of one calendar over a half-open window. Every field has exactly
@@ -148,7 +148,7 @@ export const SearchEventsRequestSchema: GenMessage<SearchEventsRequest> = /*@__P
 export type ResolvedQuery = Message<"calq.v1.ResolvedQuery"> & {
   /**
    * The calendar searched; "primary" is replaced by the caller's primary
-   * calendar id.
+   * calendar id. Empty for a search across calendars (see `calendar_ids`).
    *
    * @generated from field: string calendar_id = 1;
    */
@@ -197,6 +197,14 @@ export type ResolvedQuery = Message<"calq.v1.ResolvedQuery"> & {
    * @generated from field: repeated string text_query_words = 7;
    */
   textQueryWords: string[];
+
+  /**
+   * For a search across calendars, the calendars searched in calendar_id
+   * order, "primary" replaced; empty for SearchEvents.
+   *
+   * @generated from field: repeated string calendar_ids = 8;
+   */
+  calendarIds: string[];
 };
 
 /**
@@ -205,6 +213,204 @@ export type ResolvedQuery = Message<"calq.v1.ResolvedQuery"> & {
  */
 export const ResolvedQuerySchema: GenMessage<ResolvedQuery> = /*@__PURE__*/
   messageDesc(file_calq_v1_calendar_service, 1);
+
+/**
+ * A search of 1 to 50 calendars over one half-open window, as SearchEvents
+ * searches one: every field but `calendar_ids` means exactly what the field of
+ * the same name in SearchEventsRequest means.
+ *
+ * @generated from message calq.v1.SearchEventsAcrossCalendarsRequest
+ */
+export type SearchEventsAcrossCalendarsRequest = Message<"calq.v1.SearchEventsAcrossCalendarsRequest"> & {
+  /**
+   * 1 to 50 calendar ids from ListCalendars, "primary" naming the caller's
+   * own; an id may not appear twice (also not as "primary" and its id), else
+   * INVALID_CALENDAR_IDS. Their order does not matter. Any calendar the
+   * caller may not read refuses the whole request with
+   * CALENDAR_NOT_ACCESSIBLE, as for one calendar.
+   *
+   * @generated from field: repeated string calendar_ids = 1;
+   */
+  calendarIds: string[];
+
+  /**
+   * First instant of the window, included; as in SearchEvents.
+   *
+   * @generated from field: string start = 2;
+   */
+  start: string;
+
+  /**
+   * End of the window, excluded; as in SearchEvents.
+   *
+   * @generated from field: string end_exclusive = 3;
+   */
+  endExclusive: string;
+
+  /**
+   * IANA zone of the window and of local times; as in SearchEvents.
+   *
+   * @generated from field: string timezone = 4;
+   */
+  timezone: string;
+
+  /**
+   * How an occurrence must relate to the window; as in SearchEvents.
+   *
+   * @generated from field: calq.v1.MatchMode match_mode = 5;
+   */
+  matchMode: MatchMode;
+
+  /**
+   * Occurrences in this page, over all calendars together: 1 to 100, or 0
+   * for the default of 20.
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+
+  /**
+   * Empty for the first page; then the previous response's `next_cursor`,
+   * sent by the same caller with the same calendars (in any order), window,
+   * timezone, match_mode and text_query; only `limit` may change. It pages
+   * through the same version of every calendar, and expires as a SearchEvents
+   * cursor does.
+   *
+   * @generated from field: string cursor = 7;
+   */
+  cursor: string;
+
+  /**
+   * Words that must all occur in an event; as in SearchEvents.
+   *
+   * @generated from field: string text_query = 8;
+   */
+  textQuery: string;
+};
+
+/**
+ * Describes the message calq.v1.SearchEventsAcrossCalendarsRequest.
+ * Use `create(SearchEventsAcrossCalendarsRequestSchema)` to create a new message.
+ */
+export const SearchEventsAcrossCalendarsRequestSchema: GenMessage<SearchEventsAcrossCalendarsRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 2);
+
+/**
+ * One calendar as a search across calendars read it.
+ *
+ * @generated from message calq.v1.CalendarRead
+ */
+export type CalendarRead = Message<"calq.v1.CalendarRead"> & {
+  /**
+   * The calendar, with "primary" replaced by the caller's primary calendar id.
+   *
+   * @generated from field: string calendar_id = 1;
+   */
+  calendarId: string;
+
+  /**
+   * The immutable snapshot of the calendar that every page of the search
+   * reads. Opaque.
+   *
+   * @generated from field: string snapshot_id = 2;
+   */
+  snapshotId: string;
+
+  /**
+   * When that snapshot's data was last known to match the feed (see
+   * SearchEventsResponse.data_as_of).
+   *
+   * @generated from field: google.protobuf.Timestamp data_as_of = 3;
+   */
+  dataAsOf?: Timestamp | undefined;
+
+  /**
+   * True when the last reload of the feed failed and this last good snapshot
+   * is read instead (see SearchEventsResponse.stale).
+   *
+   * @generated from field: bool stale = 4;
+   */
+  stale: boolean;
+};
+
+/**
+ * Describes the message calq.v1.CalendarRead.
+ * Use `create(CalendarReadSchema)` to create a new message.
+ */
+export const CalendarReadSchema: GenMessage<CalendarRead> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 3);
+
+/**
+ * One page of the merged occurrences of several calendars, in order of
+ * (start instant, calendar_id, event_id) ascending. An event that two
+ * calendars hold (the same UID in both feeds) is returned once for each.
+ *
+ * @generated from message calq.v1.SearchEventsAcrossCalendarsResponse
+ */
+export type SearchEventsAcrossCalendarsResponse = Message<"calq.v1.SearchEventsAcrossCalendarsResponse"> & {
+  /**
+   * The matching occurrences of this page; each names its calendar in
+   * `calendar_id`. Empty with an empty `next_cursor`: nothing in any of the
+   * calendars matches.
+   *
+   * @generated from field: repeated calq.v1.EventOccurrence events = 1;
+   */
+  events: EventOccurrence[];
+
+  /**
+   * Cursor for the next page; empty when there is no more. Opaque.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+
+  /**
+   * The query as resolved; its `calendar_id` is empty and `calendar_ids`
+   * lists the calendars searched.
+   *
+   * @generated from field: calq.v1.ResolvedQuery query = 3;
+   */
+  query?: ResolvedQuery | undefined;
+
+  /**
+   * The calendars searched, in calendar_id order, each with the snapshot
+   * every page reads.
+   *
+   * @generated from field: repeated calq.v1.CalendarRead calendars = 4;
+   */
+  calendars: CalendarRead[];
+
+  /**
+   * True when the search stopped before it filled the page; as in
+   * SearchEventsResponse.
+   *
+   * @generated from field: bool partial = 5;
+   */
+  partial: boolean;
+
+  /**
+   * Why the page is partial; PARTIAL_REASON_UNSPECIFIED when `partial` is false.
+   *
+   * @generated from field: calq.v1.PartialReason partial_reason = 6;
+   */
+  partialReason: PartialReason;
+
+  /**
+   * For a page asked with a cursor, how this server found the calendars'
+   * snapshots: RECHECKED when it had to read any feed again,
+   * CURSOR_SNAPSHOT_UNSPECIFIED for a first page.
+   *
+   * @generated from field: calq.v1.CursorSnapshot cursor_snapshot = 7;
+   */
+  cursorSnapshot: CursorSnapshot;
+};
+
+/**
+ * Describes the message calq.v1.SearchEventsAcrossCalendarsResponse.
+ * Use `create(SearchEventsAcrossCalendarsResponseSchema)` to create a new message.
+ */
+export const SearchEventsAcrossCalendarsResponseSchema: GenMessage<SearchEventsAcrossCalendarsResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 4);
 
 /**
  * One page of matching occurrences, in order of (start instant, event_id)
@@ -307,7 +513,7 @@ export type SearchEventsResponse = Message<"calq.v1.SearchEventsResponse"> & {
  * Use `create(SearchEventsResponseSchema)` to create a new message.
  */
 export const SearchEventsResponseSchema: GenMessage<SearchEventsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 2);
+  messageDesc(file_calq_v1_calendar_service, 5);
 
 /**
  * One occurrence of an event: a half-open interval of instants
@@ -461,7 +667,7 @@ export type EventOccurrence = Message<"calq.v1.EventOccurrence"> & {
  * Use `create(EventOccurrenceSchema)` to create a new message.
  */
 export const EventOccurrenceSchema: GenMessage<EventOccurrence> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 3);
+  messageDesc(file_calq_v1_calendar_service, 6);
 
 /**
  * Lists the calendars the caller may read. Takes no arguments: the caller is
@@ -477,7 +683,7 @@ export type ListCalendarsRequest = Message<"calq.v1.ListCalendarsRequest"> & {
  * Use `create(ListCalendarsRequestSchema)` to create a new message.
  */
 export const ListCalendarsRequestSchema: GenMessage<ListCalendarsRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 4);
+  messageDesc(file_calq_v1_calendar_service, 7);
 
 /**
  * The calendars the caller may read.
@@ -498,7 +704,7 @@ export type ListCalendarsResponse = Message<"calq.v1.ListCalendarsResponse"> & {
  * Use `create(ListCalendarsResponseSchema)` to create a new message.
  */
 export const ListCalendarsResponseSchema: GenMessage<ListCalendarsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 5);
+  messageDesc(file_calq_v1_calendar_service, 8);
 
 /**
  * A calendar the caller may read.
@@ -556,7 +762,7 @@ export type CalendarInfo = Message<"calq.v1.CalendarInfo"> & {
  * Use `create(CalendarInfoSchema)` to create a new message.
  */
 export const CalendarInfoSchema: GenMessage<CalendarInfo> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 6);
+  messageDesc(file_calq_v1_calendar_service, 9);
 
 /**
  * Asks who the caller is. Takes no arguments.
@@ -571,7 +777,7 @@ export type GetCallerContextRequest = Message<"calq.v1.GetCallerContextRequest">
  * Use `create(GetCallerContextRequestSchema)` to create a new message.
  */
 export const GetCallerContextRequestSchema: GenMessage<GetCallerContextRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 7);
+  messageDesc(file_calq_v1_calendar_service, 10);
 
 /**
  * Facts about the caller needed to turn relative phrases into instants.
@@ -614,7 +820,7 @@ export type GetCallerContextResponse = Message<"calq.v1.GetCallerContextResponse
  * Use `create(GetCallerContextResponseSchema)` to create a new message.
  */
 export const GetCallerContextResponseSchema: GenMessage<GetCallerContextResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 8);
+  messageDesc(file_calq_v1_calendar_service, 11);
 
 /**
  * Asks when calendars are busy in a window.
@@ -671,7 +877,7 @@ export type QueryFreeBusyRequest = Message<"calq.v1.QueryFreeBusyRequest"> & {
  * Use `create(QueryFreeBusyRequestSchema)` to create a new message.
  */
 export const QueryFreeBusyRequestSchema: GenMessage<QueryFreeBusyRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 9);
+  messageDesc(file_calq_v1_calendar_service, 12);
 
 /**
  * A half-open interval [start_time, end_time) of blocked time, within the window.
@@ -720,7 +926,7 @@ export type BusyInterval = Message<"calq.v1.BusyInterval"> & {
  * Use `create(BusyIntervalSchema)` to create a new message.
  */
 export const BusyIntervalSchema: GenMessage<BusyInterval> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 10);
+  messageDesc(file_calq_v1_calendar_service, 13);
 
 /**
  * The blocked time of one calendar.
@@ -778,7 +984,7 @@ export type CalendarBusy = Message<"calq.v1.CalendarBusy"> & {
  * Use `create(CalendarBusySchema)` to create a new message.
  */
 export const CalendarBusySchema: GenMessage<CalendarBusy> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 11);
+  messageDesc(file_calq_v1_calendar_service, 14);
 
 /**
  * When the calendars asked for are busy.
@@ -829,7 +1035,7 @@ export type QueryFreeBusyResponse = Message<"calq.v1.QueryFreeBusyResponse"> & {
  * Use `create(QueryFreeBusyResponseSchema)` to create a new message.
  */
 export const QueryFreeBusyResponseSchema: GenMessage<QueryFreeBusyResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 12);
+  messageDesc(file_calq_v1_calendar_service, 15);
 
 /**
  * Asks for the first free slots of `duration_minutes` in the calendars named.
@@ -939,7 +1145,7 @@ export type FindFreeSlotsRequest = Message<"calq.v1.FindFreeSlotsRequest"> & {
  * Use `create(FindFreeSlotsRequestSchema)` to create a new message.
  */
 export const FindFreeSlotsRequestSchema: GenMessage<FindFreeSlotsRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 13);
+  messageDesc(file_calq_v1_calendar_service, 16);
 
 /**
  * One free slot: the half-open interval [start_time, end_time).
@@ -981,7 +1187,7 @@ export type FreeSlot = Message<"calq.v1.FreeSlot"> & {
  * Use `create(FreeSlotSchema)` to create a new message.
  */
 export const FreeSlotSchema: GenMessage<FreeSlot> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 14);
+  messageDesc(file_calq_v1_calendar_service, 17);
 
 /**
  * The first free slots, in start order.
@@ -1017,7 +1223,7 @@ export type FindFreeSlotsResponse = Message<"calq.v1.FindFreeSlotsResponse"> & {
  * Use `create(FindFreeSlotsResponseSchema)` to create a new message.
  */
 export const FindFreeSlotsResponseSchema: GenMessage<FindFreeSlotsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 15);
+  messageDesc(file_calq_v1_calendar_service, 18);
 
 /**
  * How an occurrence must sit against the window to be returned.
@@ -1386,6 +1592,18 @@ export const CalendarService: GenService<{
     methodKind: "unary";
     input: typeof SearchEventsRequestSchema;
     output: typeof SearchEventsResponseSchema;
+  },
+  /**
+   * Finds the event occurrences of 1 to 50 calendars that match a half-open
+   * time window, merged into one stable order, one page at a time: what is on
+   * several calendars at once. Read-only.
+   *
+   * @generated from rpc calq.v1.CalendarService.SearchEventsAcrossCalendars
+   */
+  searchEventsAcrossCalendars: {
+    methodKind: "unary";
+    input: typeof SearchEventsAcrossCalendarsRequestSchema;
+    output: typeof SearchEventsAcrossCalendarsResponseSchema;
   },
   /**
    * Lists the calendars the caller may read. Read-only.

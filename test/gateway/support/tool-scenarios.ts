@@ -63,6 +63,20 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
     expect(result.text).toContain("No more pages.");
   });
 
+  it("answers search_across_calendars with each occurrence led by its calendar, and the same refusals as one calendar", async () => {
+    const { calendar_id: _one, ...window } = FRIDAY_MORNING;
+    const result = await callTool(an, "search_across_calendars", { ...window, calendar_ids: ["new-york", "primary"], start: "2026-10-02" });
+    const events = eventsOf(result) as unknown as { calendar_id: string; summary: string }[];
+    expect(events.length).toBeGreaterThan(0);
+    expect(new Set(events.map((event) => event.calendar_id))).toEqual(new Set(["work"]));
+    expect(result.text).toMatch(/^Calendars new-york, work, window \[2026-10-02, /);
+    expect(result.text).toContain("- work: Fri 2026-10-02 08:30-09:30 +07:00 Design review @ Room 3.2 [inside]");
+    const forbidden = await callTool(an, "search_across_calendars", { ...window, calendar_ids: ["work", "binh-private"] });
+    expect(errorCode(forbidden)).toBe("calendar_not_accessible");
+    const twice = await callTool(an, "search_across_calendars", { ...window, calendar_ids: ["primary", "work"] });
+    expect(errorCode(twice)).toBe("invalid_calendar_ids");
+  });
+
   it("answers query_free_busy with the merged busy time of Friday, in local times", async () => {
     const friday = { calendar_ids: ["primary"], start: "2026-10-02T08:00", end_exclusive: "2026-10-02T18:00", timezone: HCM };
     const result = await callTool(an, "query_free_busy", friday);
