@@ -4,6 +4,7 @@
  * zero-duration occurrence (an instant). Everything else it needs for display
  * lives in its event's shared details.
  */
+import type { EventAbout } from "../ics/event-about.js";
 import { formatDate, formatUtc } from "../time/civil.js";
 
 /**
@@ -36,6 +37,10 @@ export interface EventDetails {
   readonly allDay: boolean;
   /** True when the event belongs to a recurrence set (it has slots). */
   readonly recurring: boolean;
+  /** CLASS:PRIVATE or CONFIDENTIAL: callers reading through calendar.read.any see only when it is. */
+  readonly classified?: boolean;
+  /** What only a look at this one event needs (GetEvent); absent in hand-built test data. */
+  readonly about?: EventAbout;
 }
 
 /** One occurrence: [start, end) in epoch milliseconds. */

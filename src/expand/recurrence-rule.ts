@@ -451,3 +451,16 @@ function checkCost(options: Partial<Options>): void {
     );
   }
 }
+
+/**
+ * An RRULE's text in English words, as the rrule package writes them
+ * ("every week on Monday, Wednesday"); "" for a rule it cannot read. Words
+ * only: no dates are expanded, so any rule costs the same.
+ */
+export function ruleInWords(ruleText: string): string {
+  try {
+    return RRule.fromString(ruleText).toText();
+  } catch {
+    return "";
+  }
+}

@@ -13,6 +13,8 @@ export function renderResult(tool: ToolDefinition, args: Record<string, unknown>
       return renderSearch(args, result as unknown as SearchResult);
     case "search_across_calendars":
       return renderSearchAcross(args, result as unknown as SearchAcrossResult);
+    case "get_event":
+      return renderEvent(result as unknown as EventResult);
     case "list_calendars":
       return renderCalendars(result as unknown as CalendarList);
     case "get_user_context":
@@ -74,6 +76,8 @@ function renderFreeBusy(result: FreeBusyResult): string {
 }
 
 interface Occurrence {
+  event_id: string;
+  details_withheld?: boolean;
   summary: string;
   location: string;
   start_local: string;
@@ -81,7 +85,7 @@ interface Occurrence {
   all_day: boolean;
   start_date: string;
   end_date_exclusive: string;
-  window_relation: string;
+  window_relation?: string;
   status: string;
 }
 
@@ -147,10 +151,46 @@ const PARTIAL_NOTE =
 
 function renderOccurrence(event: Occurrence): string {
   const when = event.all_day ? allDayDates(event) : localSpan(event.start_local, event.end_local);
-  const title = event.summary === "" ? "(no title)" : event.summary;
+  const title = event.details_withheld === true ? "(private)" : event.summary === "" ? "(no title)" : event.summary;
   const where = event.location === "" ? "" : ` @ ${event.location}`;
   const status = event.status === "tentative" ? " (tentative)" : "";
-  return `${when} ${title}${where}${status} [${event.window_relation}]`;
+  const relation = event.window_relation === undefined || event.window_relation === "unspecified" ? "" : ` [${event.window_relation}]`;
+  return `${when} ${title}${where}${status}${relation} id ${event.event_id}`;
+}
+
+interface EventResult {
+  event: Occurrence & { calendar_id: string };
+  description: string;
+  description_truncated: boolean;
+  organizer?: { name: string; address: string };
+  attendees: { person: { name: string; address: string }; participation?: string }[];
+  attendee_count: number;
+  links: { url: string; source: string }[];
+  categories: string[];
+  details_withheld: boolean;
+  recurrence_rules: string[];
+  recurrence_text: string;
+  stale: boolean;
+}
+
+/** One event for a follow-up question: when, where, who, the links, and how it recurs. */
+function renderEvent(result: EventResult): string {
+  const person = (someone: { name: string; address: string }) =>
+    someone.name === "" ? someone.address : `${someone.name} <${someone.address}>`;
+  const lines = [`${result.event.calendar_id}: ${renderOccurrence(result.event)}`];
+  if (result.details_withheld) lines.push("A private event: only its time is shown to you.");
+  if (result.recurrence_text !== "") lines.push(`Repeats ${result.recurrence_text} (${result.recurrence_rules.join("; ")}).`);
+  if (result.organizer !== undefined) lines.push(`Organizer: ${person(result.organizer)}`);
+  if (result.attendee_count > 0) {
+    const shown = result.attendees.map((attendee) => `${person(attendee.person)} (${attendee.participation ?? "unknown"})`);
+    const more = result.attendee_count - result.attendees.length;
+    lines.push(`Attendees: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`);
+  }
+  for (const link of result.links) lines.push(`Link (${link.source}): ${link.url}`);
+  if (result.categories.length > 0) lines.push(`Categories: ${result.categories.join(", ")}`);
+  if (result.description !== "") lines.push(`Description${result.description_truncated ? " (cut)" : ""}:\n${result.description}`);
+  if (result.stale) lines.push("The feed's last reload failed; this may miss recent changes.");
+  return lines.join("\n");
 }
 
 /** "Fri 2026-10-02 08:30-09:30 +07:00", with the end's date when it is another day. */

@@ -31,6 +31,7 @@ export interface ToolDefinition {
 const TOOL_METHODS = [
   { name: "search_calendar_events", title: "Search calendar events", method: "SearchEvents" },
   { name: "search_across_calendars", title: "Search across calendars", method: "SearchEventsAcrossCalendars" },
+  { name: "get_event", title: "Get event", method: "GetEvent" },
   { name: "list_calendars", title: "List calendars", method: "ListCalendars" },
   { name: "get_user_context", title: "Get user context", method: "GetCallerContext" },
   { name: "query_free_busy", title: "Query free/busy", method: "QueryFreeBusy" },

@@ -14,6 +14,7 @@ import { DAY_MS } from "../time/units.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone, windowsZone } from "../time/zones.js";
 import { type Diagnostic, type DiagnosticPlace, diagnostic } from "./diagnostic.js";
+import { aboutOf, type EventAbout } from "./event-about.js";
 import { type ContentLine, type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
 import { mendEventLine } from "./lenient-values.js";
 import { producerTzid } from "./tzid.js";
@@ -55,6 +56,8 @@ export interface EventComponent {
   readonly location: string;
   /** The DESCRIPTION, as written (empty when absent). */
   readonly description: string;
+  /** What only a look at this one event needs (GetEvent). */
+  readonly about: EventAbout;
   readonly status: EventStatusText;
   readonly transparent: boolean;
   readonly lastModified?: number;
@@ -388,12 +391,15 @@ class CalendarReader {
         this.optionalTime(properties, "dtend"),
         durationValue === undefined ? undefined : parseDuration(String(durationValue)),
       );
+      const description = textValue(component, "description");
+      const location = textValue(component, "location");
       return {
         uid,
         line: line ?? 0,
         summary: textValue(component, "summary"),
-        location: textValue(component, "location"),
-        description: textValue(component, "description"),
+        location,
+        description,
+        about: aboutOf(properties, description, location),
         status: statusValue(textValue(component, "status")),
         transparent: textValue(component, "transp").toUpperCase() === "TRANSPARENT",
         lastModified: lastModified === undefined ? undefined : this.instantValue(lastModified),

@@ -44,6 +44,8 @@ export interface Position {
 export interface KeyedCalendar {
   readonly id: string;
   readonly occurrences: SearchableOccurrences;
+  /** As PageQuery.withholdClassified, for this calendar. */
+  readonly withholdClassified?: boolean;
 }
 
 /**
@@ -61,6 +63,12 @@ export interface PageQuery {
   readonly after?: Position;
   /** Folded words that must all occur in an event's searchable text (search/text-query.ts); none: every event. */
   readonly words?: readonly string[];
+  /**
+   * The caller may not read the text of PRIVATE or CONFIDENTIAL events
+   * (EventDetails.classified): words never match them. For a search of
+   * several calendars, KeyedCalendar says it per calendar instead.
+   */
+  readonly withholdClassified?: boolean;
 }
 
 /** Why a page stopped before it was full: its own work budget, or the caller's deadline. */
@@ -116,7 +124,7 @@ export function searchPage(calendar: SearchableOccurrences, query: PageQuery, li
  * count against `limits.budgetMs`; it does count towards `limits.answerBy`.
  */
 export function searchPageSteps(calendar: SearchableOccurrences, query: PageQuery, limits: SearchLimits): Steps<Page> {
-  return mergedPageSteps([{ prefix: "", occurrences: calendar }], query, limits);
+  return mergedPageSteps([{ prefix: "", occurrences: calendar, withholdClassified: query.withholdClassified === true }], query, limits);
 }
 
 /**
@@ -126,7 +134,11 @@ export function searchPageSteps(calendar: SearchableOccurrences, query: PageQuer
  */
 export function searchCalendarsPageSteps(calendars: readonly KeyedCalendar[], query: PageQuery, limits: SearchLimits): Steps<Page> {
   return mergedPageSteps(
-    calendars.map((calendar) => ({ prefix: `${calendar.id} `, occurrences: calendar.occurrences })),
+    calendars.map((calendar) => ({
+      prefix: `${calendar.id} `,
+      occurrences: calendar.occurrences,
+      withholdClassified: calendar.withholdClassified === true,
+    })),
     query,
     limits,
   );
@@ -136,14 +148,15 @@ export function searchCalendarsPageSteps(calendars: readonly KeyedCalendar[], qu
 interface Source {
   readonly prefix: string;
   readonly occurrences: SearchableOccurrences;
+  readonly withholdClassified: boolean;
 }
 
 function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: SearchLimits): Steps<Page> {
   const wanted = query.limit + 1;
   // One calendar and nothing to expand: the index alone answers, in O((L + 1) log n), with no merge.
   if (sources.length === 1 && sources[0].occurrences.tails.length === 0) {
-    const found = indexCandidates(sources[0].occurrences.index, "", query, wanted);
-    return pageOf(found, new Array<number>(found.length).fill(0), query.limit, "", true);
+    const found = indexCandidates(sources[0], query, wanted);
+    return pageOf(found, new Array<number>(found.length).fill(0), query.limit, sources[0].prefix, true);
   }
   const clock = limits.clock ?? Date.now;
   const budget = new Budget(clock() + limits.budgetMs, TAIL_VISITS_PER_SEARCH, clock);
@@ -152,7 +165,7 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
 
   const heap = new EntryHeap();
   for (const [index, source] of sources.entries()) {
-    heap.push(new ListStream(index, source.prefix, indexCandidates(source.occurrences.index, source.prefix, query, wanted)).entry());
+    heap.push(new ListStream(index, source.prefix, indexCandidates(source, query, wanted)).entry());
   }
   const found: Occurrence[] = [];
   const from: number[] = [];
@@ -178,13 +191,13 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
   // series (a bound alone costs far less than looking at the clock).
   let seen = 0;
   for (const [index, source] of sources.entries()) {
-    const { prefix } = source;
+    const { prefix, withholdClassified } = source;
     const request: TailRequest = {
       start: window.start,
       endExclusive: window.endExclusive,
       startingFrom: after?.start ?? Number.NEGATIVE_INFINITY,
       accepts: (occurrence) =>
-        matches(occurrence, window, mode) && isAfter(occurrence, prefix, after) && matchesWords(words, occurrence.details.searchable),
+        matches(occurrence, window, mode) && isAfter(occurrence, prefix, after) && wordsMatch(words, occurrence, withholdClassified),
       budget,
     };
     for (const tail of source.occurrences.tails) {
@@ -401,7 +414,14 @@ function before(a: Entry, b: Entry): boolean {
   return a.occurrence === undefined && b.occurrence !== undefined;
 }
 
-function indexCandidates(index: IntervalIndex<Occurrence>, prefix: string, query: PageQuery, wanted: number): Occurrence[] {
+/** Whether an occurrence holds every word; one whose text the caller may not read holds none. */
+function wordsMatch(words: readonly string[], occurrence: Occurrence, withholdClassified: boolean): boolean {
+  if (words.length === 0) return true;
+  if (withholdClassified && occurrence.details.classified === true) return false;
+  return matchesWords(words, occurrence.details.searchable);
+}
+
+function indexCandidates({ occurrences: { index }, prefix, withholdClassified }: Source, query: PageQuery, wanted: number): Occurrence[] {
   const { window, mode, after } = query;
   const words = query.words ?? [];
   const found: Occurrence[] = [];
@@ -410,12 +430,12 @@ function indexCandidates(index: IntervalIndex<Occurrence>, prefix: string, query
     const stop = index.lowerBound(window.endExclusive);
     for (let position = Math.max(from, index.lowerBound(window.start)); position < stop && found.length < wanted; position++) {
       const occurrence = index.item(position);
-      if (matchesWords(words, occurrence.details.searchable)) found.push(occurrence);
+      if (wordsMatch(words, occurrence, withholdClassified)) found.push(occurrence);
     }
     return found;
   }
   index.visitCandidates(window.endExclusive, window.start, from, (occurrence) => {
-    if (matches(occurrence, window, mode) && matchesWords(words, occurrence.details.searchable)) found.push(occurrence);
+    if (matches(occurrence, window, mode) && wordsMatch(words, occurrence, withholdClassified)) found.push(occurrence);
     return found.length < wanted;
   });
   return found;

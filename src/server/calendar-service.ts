@@ -21,6 +21,7 @@ import type { Authenticator, Principal } from "./authenticator.js";
 import { mayRead } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
 import { findFreeSlotsFor, queryFreeBusy } from "./free-busy.js";
+import { getEvent } from "./get-event.js";
 import { searchEvents, searchEventsAcrossCalendars } from "./search-events.js";
 
 export interface CalendarServiceDeps {
@@ -50,6 +51,10 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
 
     async searchEventsAcrossCalendars(request, context) {
       return searchEventsAcrossCalendars(searchDeps, await caller(context), request, context);
+    },
+
+    async getEvent(request, context) {
+      return getEvent(freeBusyDeps, await caller(context), request, context);
     },
 
     async listCalendars(_request, context) {

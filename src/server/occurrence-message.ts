@@ -31,18 +31,27 @@ export interface RenderContext {
   readonly calendarId: string;
   readonly calendarZone: ZoneRules;
   readonly requestZone: ZoneRules;
-  readonly window: Window;
+  /** The search window; none for GetEvent, whose occurrence has no window relation. */
+  readonly window?: Window;
+  /** The caller reads through calendar.read.any: PRIVATE and CONFIDENTIAL events show only when they are. */
+  readonly withholdClassified: boolean;
+}
+
+/** Whether the text of this occurrence's event is withheld from the caller (see GetEventResponse). */
+export function withheld(occurrence: Occurrence, context: Pick<RenderContext, "withholdClassified">): boolean {
+  return context.withholdClassified && occurrence.details.classified === true;
 }
 
 export function occurrenceMessage(occurrence: Occurrence, context: RenderContext): EventOccurrence {
   const { details, start, end } = occurrence;
+  const hidden = withheld(occurrence, context);
   return create(EventOccurrenceSchema, {
     eventId: eventIdOf(occurrence),
     uid: details.uid,
     recurrenceId: recurrenceIdOf(occurrence),
     calendarId: context.calendarId,
-    summary: details.summary,
-    location: details.location,
+    summary: hidden ? "" : details.summary,
+    location: hidden ? "" : details.location,
     startTime: timestampFromMs(start),
     endTime: timestampFromMs(end),
     startLocal: formatInZone(start, context.requestZone),
@@ -53,7 +62,8 @@ export function occurrenceMessage(occurrence: Occurrence, context: RenderContext
     eventTimezone: details.eventTimezone,
     status: STATUSES[details.status],
     transparency: details.transparent ? Transparency.TRANSPARENT : Transparency.OPAQUE,
-    windowRelation: RELATIONS[windowRelation(occurrence, context.window)],
+    windowRelation: context.window === undefined ? WindowRelation.UNSPECIFIED : RELATIONS[windowRelation(occurrence, context.window)],
     lastModified: details.lastModified === undefined ? undefined : timestampFromMs(details.lastModified),
+    detailsWithheld: hidden,
   });
 }

@@ -42,7 +42,7 @@ import { type CalendarStore, type CalendarView, dataAsOf } from "../store/calend
 import type { Snapshot } from "../store/snapshot.js";
 import { type RequestWindow, resolveWindow } from "../time/request-window.js";
 import type { Principal } from "./authenticator.js";
-import { checkCalendarCount, openCalendar, openCalendars } from "./calendar-access.js";
+import { checkCalendarCount, mayRead, openCalendar, openCalendars } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
 import { occurrenceMessage } from "./occurrence-message.js";
 
@@ -75,6 +75,8 @@ interface SearchOutcome {
   readonly limit: number;
   readonly words: readonly string[];
   readonly views: readonly CalendarView[];
+  /** For each calendar: the caller reads it through calendar.read.any, so classified events show only their times. */
+  readonly withhold: readonly boolean[];
   readonly snapshots: readonly Snapshot[];
   readonly page: Page;
   readonly nextCursor: string;
@@ -96,7 +98,13 @@ export async function searchEvents(
   });
   const [view] = found.views;
   const [snapshot] = found.snapshots;
-  const render = { calendarId: view.config.id, calendarZone: snapshot.zone, requestZone: found.window.zone, window: found.window };
+  const render = {
+    calendarId: view.config.id,
+    calendarZone: snapshot.zone,
+    requestZone: found.window.zone,
+    window: found.window,
+    withholdClassified: found.withhold[0],
+  };
   return create(SearchEventsResponseSchema, {
     events: found.page.occurrences.map((occurrence) => occurrenceMessage(occurrence, render)),
     nextCursor: found.nextCursor,
@@ -137,7 +145,13 @@ export async function searchEventsAcrossCalendars(
   return create(SearchEventsAcrossCalendarsResponseSchema, {
     events: found.page.occurrences.map((occurrence, i) => {
       const source = found.page.sources[i];
-      const render = { calendarId: views[source].config.id, calendarZone: snapshots[source].zone, requestZone: window.zone, window };
+      const render = {
+        calendarId: views[source].config.id,
+        calendarZone: snapshots[source].zone,
+        requestZone: window.zone,
+        window,
+        withholdClassified: found.withhold[source],
+      };
       return occurrenceMessage(occurrence, render);
     }),
     nextCursor: found.nextCursor,
@@ -178,6 +192,7 @@ async function search(
   const words = textQueryWords(request.textQuery);
   const window = resolveWindow({ start: request.start, endExclusive: request.endExclusive, timezone: request.timezone }, deps.maxWindowMs);
   const views = calendars.open();
+  const withhold = views.map((view) => mayRead(principal, view) === "read_any");
   const binding: CursorBinding = {
     principalId: principal.id,
     calendarId: calendars.bindingId(views),
@@ -231,7 +246,7 @@ async function search(
     signal: context.signal,
     clock,
   };
-  const query = { window, mode, limit, after, words };
+  const query = { window, mode, limit, after, words, withholdClassified: withhold[0] };
   const steps = !calendars.across
     ? searchPageSteps(snapshots[0], query, limits)
     : searchCalendarsPageSteps(
@@ -262,7 +277,7 @@ async function search(
     });
   }
   const nextCursor = page.next === undefined ? "" : cursors.encode(binding, { snapshotId, position: page.next, searchStartedAt });
-  return { window, limit, words, views, snapshots, page, nextCursor, cursorSnapshot };
+  return { window, limit, words, views, withhold, snapshots, page, nextCursor, cursorSnapshot };
 }
 
 function resolvedQuery(found: SearchOutcome, matchMode: MatchMode, calendars: { calendarId?: string; calendarIds?: string[] }) {

@@ -88,6 +88,7 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
     expect(first.tools.map((tool) => tool.function.name)).toEqual([
       "search_calendar_events",
       "search_across_calendars",
+      "get_event",
       "list_calendars",
       "get_user_context",
       "query_free_busy",

@@ -48,6 +48,7 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
       "search_calendar_events",
       "search_across_calendars",
+      "get_event",
       "list_calendars",
       "get_user_context",
       "query_free_busy",

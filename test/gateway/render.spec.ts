@@ -6,6 +6,7 @@ const { tools } = buildToolCatalog();
 const search = tools.find((tool) => tool.name === "search_calendar_events")!;
 
 const occurrence = {
+  event_id: "nGx0zLr2fVQk5pWe",
   summary: "Night shift",
   location: "",
   start_local: "2026-10-31T22:00:00-04:00",
@@ -32,7 +33,7 @@ describe("the text beside a search result", () => {
     expect(render([occurrence])).toBe(
       [
         "Calendar new-york, window [2026-11-01T00:00:00-04:00, 2026-11-01T03:00:00-05:00) in America/New_York, mode overlap: 1 occurrence(s) on this page.",
-        "- Sat 2026-10-31 22:00-Sun 2026-11-01 06:00 -04:00/-05:00 Night shift (tentative) [spans]",
+        "- Sat 2026-10-31 22:00-Sun 2026-11-01 06:00 -04:00/-05:00 Night shift (tentative) [spans] id nGx0zLr2fVQk5pWe",
         "No more pages.",
       ].join("\n"),
     );

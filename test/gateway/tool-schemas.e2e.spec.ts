@@ -57,6 +57,7 @@ describe("tools generated from the proto descriptors", () => {
     expect(catalog.tools.map((candidate) => [candidate.name, candidate.method.name])).toEqual([
       ["search_calendar_events", "SearchEvents"],
       ["search_across_calendars", "SearchEventsAcrossCalendars"],
+      ["get_event", "GetEvent"],
       ["list_calendars", "ListCalendars"],
       ["get_user_context", "GetCallerContext"],
       ["query_free_busy", "QueryFreeBusy"],
@@ -164,7 +165,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(23);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(25);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",

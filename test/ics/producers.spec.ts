@@ -84,6 +84,7 @@ function message(snapshot: Snapshot, occurrence: Occurrence, requestZone: string
     calendarId: snapshot.calendarId,
     calendarZone: snapshot.zone,
     requestZone: ianaZone(requestZone)!,
+    withholdClassified: false,
     window: { start: occurrence.start, endExclusive: occurrence.end + 1 },
   });
 }

@@ -66,6 +66,7 @@ describe("server reflection", () => {
     expect(Object.keys(service.methods).sort()).toEqual([
       "FindFreeSlots",
       "GetCallerContext",
+      "GetEvent",
       "ListCalendars",
       "QueryFreeBusy",
       "SearchEvents",

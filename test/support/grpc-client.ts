@@ -18,6 +18,8 @@ import {
   FindFreeSlotsResponseSchema,
   GetCallerContextRequestSchema,
   GetCallerContextResponseSchema,
+  GetEventRequestSchema,
+  GetEventResponseSchema,
   ListCalendarsRequestSchema,
   ListCalendarsResponseSchema,
   QueryFreeBusyRequestSchema,
@@ -65,6 +67,10 @@ export class CalqGrpcClient {
       token,
       deadlineMs,
     );
+  }
+
+  getEvent(request: MessageInitShape<typeof GetEventRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${SERVICE}/GetEvent`, GetEventRequestSchema, GetEventResponseSchema, request, token);
   }
 
   listCalendars(token: string | null = this.token ?? null) {

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file calq/v1/calendar_service.proto.
  */
 export const file_calq_v1_calendar_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi5QEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQESFwoKdGV4dF9xdWVyeRgIIAEoCUID4EEBIoUCCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAkSFAoMY2FsZW5kYXJfaWRzGAggAygJIvUBCiJTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQISKwoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlQgPgQQISEgoFbGltaXQYBiABKAVCA+BBARITCgZjdXJzb3IYByABKAlCA+BBARIXCgp0ZXh0X3F1ZXJ5GAggASgJQgPgQQEidwoMQ2FsZW5kYXJSZWFkEhMKC2NhbGVuZGFyX2lkGAEgASgJEhMKC3NuYXBzaG90X2lkGAIgASgJEi4KCmRhdGFfYXNfb2YYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAQgASgIIqgCCiNTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtuZXh0X2N1cnNvchgCIAEoCRIlCgVxdWVyeRgDIAEoCzIWLmNhbHEudjEuUmVzb2x2ZWRRdWVyeRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyUmVhZBIPCgdwYXJ0aWFsGAUgASgIEi4KDnBhcnRpYWxfcmVhc29uGAYgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgHIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3Qi7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QilgQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIpIBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgiGQoXR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QikQEKGEdldENhbGxlckNvbnRleHRSZXNwb25zZRIUCgxwcmluY2lwYWxfaWQYASABKAkSEAoIdGltZXpvbmUYAiABKAkSMAoMY3VycmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAQgASgJIngKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQIitQEKDEJ1c3lJbnRlcnZhbBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoEa2luZBgDIAEoDjIRLmNhbHEudjEuQnVzeUtpbmQSEwoLc3RhcnRfbG9jYWwYBCABKAkSEQoJZW5kX2xvY2FsGAUgASgJIq4BCgxDYWxlbmRhckJ1c3kSEwoLY2FsZW5kYXJfaWQYASABKAkSIwoEYnVzeRgCIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEhMKC3NuYXBzaG90X2lkGAMgASgJEi4KCmRhdGFfYXNfb2YYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAUgASgIEhAKCGNvbXBsZXRlGAYgASgIIuQBChVRdWVyeUZyZWVCdXN5UmVzcG9uc2USLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyQnVzeRInCghjb21iaW5lZBgFIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsItUCChRGaW5kRnJlZVNsb3RzUmVxdWVzdBIZCgxjYWxlbmRhcl9pZHMYASADKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEh0KEGR1cmF0aW9uX21pbnV0ZXMYBSABKAVCA+BBAhIZCgxzdGVwX21pbnV0ZXMYBiABKAVCA+BBARIwCgl0ZW50YXRpdmUYByABKA4yGC5jYWxxLnYxLlRlbnRhdGl2ZVBvbGljeUID4EECEiAKE3dvcmtpbmdfaG91cnNfc3RhcnQYCCABKAlCA+BBARIeChF3b3JraW5nX2hvdXJzX2VuZBgJIAEoCUID4EEBEhkKDHdvcmtpbmdfZGF5cxgKIAMoBUID4EEBEhIKBWxpbWl0GAsgASgFQgPgQQEikAEKCEZyZWVTbG90Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkiXQoVRmluZEZyZWVTbG90c1Jlc3BvbnNlEiAKBXNsb3RzGAEgAygLMhEuY2FscS52MS5GcmVlU2xvdBIQCgh0aW1lem9uZRgCIAEoCRIQCghjb21wbGV0ZRgDIAEoCCpcCglNYXRjaE1vZGUSGgoWTUFUQ0hfTU9ERV9VTlNQRUNJRklFRBAAEhYKEk1BVENIX01PREVfT1ZFUkxBUBABEhsKF01BVENIX01PREVfU1RBUlRfV0lUSElOEAIqyQEKDldpbmRvd1JlbGF0aW9uEh8KG1dJTkRPV19SRUxBVElPTl9VTlNQRUNJRklFRBAAEhoKFldJTkRPV19SRUxBVElPTl9JTlNJREUQARIhCh1XSU5ET1dfUkVMQVRJT05fQ1JPU1NFU19TVEFSVBACEh8KG1dJTkRPV19SRUxBVElPTl9DUk9TU0VTX0VORBADEhkKFVdJTkRPV19SRUxBVElPTl9TUEFOUxAEEhsKF1dJTkRPV19SRUxBVElPTl9JTlNUQU5UEAUqRAoLQ29uc2lzdGVuY3kSGwoXQ09OU0lTVEVOQ1lfVU5TUEVDSUZJRUQQABIYChRDT05TSVNURU5DWV9TTkFQU0hPVBABKmcKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACKmMKC0V2ZW50U3RhdHVzEhwKGEVWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFkVWRU5UX1NUQVRVU19DT05GSVJNRUQQARIaChZFVkVOVF9TVEFUVVNfVEVOVEFUSVZFEAIqYwoMVHJhbnNwYXJlbmN5EhwKGFRSQU5TUEFSRU5DWV9VTlNQRUNJRklFRBAAEhcKE1RSQU5TUEFSRU5DWV9PUEFRVUUQARIcChhUUkFOU1BBUkVOQ1lfVFJBTlNQQVJFTlQQAipqCg5DdXJzb3JTbmFwc2hvdBIfChtDVVJTT1JfU05BUFNIT1RfVU5TUEVDSUZJRUQQABIYChRDVVJTT1JfU05BUFNIT1RfSEVMRBABEh0KGUNVUlNPUl9TTkFQU0hPVF9SRUNIRUNLRUQQAipSCghCdXN5S2luZBIZChVCVVNZX0tJTkRfVU5TUEVDSUZJRUQQABISCg5CVVNZX0tJTkRfQlVTWRABEhcKE0JVU1lfS0lORF9URU5UQVRJVkUQAippCg9UZW50YXRpdmVQb2xpY3kSIAocVEVOVEFUSVZFX1BPTElDWV9VTlNQRUNJRklFRBAAEhkKFVRFTlRBVElWRV9QT0xJQ1lfQlVTWRABEhkKFVRFTlRBVElWRV9QT0xJQ1lfRlJFRRACMv4ECg9DYWxlbmRhclNlcnZpY2USYQoMU2VhcmNoRXZlbnRzEhwuY2FscS52MS5TZWFyY2hFdmVudHNSZXF1ZXN0Gh0uY2FscS52MS5TZWFyY2hFdmVudHNSZXNwb25zZSIUkAIBkrUYDQECAwQFBgcICQoLDRUSjwEKG1NlYXJjaEV2ZW50c0Fjcm9zc0NhbGVuZGFycxIrLmNhbHEudjEuU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVxdWVzdBosLmNhbHEudjEuU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVzcG9uc2UiFZACAZK1GA4WAQIDBAUGBwgJCgsNFRJTCg1MaXN0Q2FsZW5kYXJzEh0uY2FscS52MS5MaXN0Q2FsZW5kYXJzUmVxdWVzdBoeLmNhbHEudjEuTGlzdENhbGVuZGFyc1Jlc3BvbnNlIgOQAgESXAoQR2V0Q2FsbGVyQ29udGV4dBIgLmNhbHEudjEuR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QaIS5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXNwb25zZSIDkAIBEmAKDVF1ZXJ5RnJlZUJ1c3kSHS5jYWxxLnYxLlF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0Gh4uY2FscS52MS5RdWVyeUZyZWVCdXN5UmVzcG9uc2UiEJACAZK1GAkWAQIDBAUGCw0SYQoNRmluZEZyZWVTbG90cxIdLmNhbHEudjEuRmluZEZyZWVTbG90c1JlcXVlc3QaHi5jYWxxLnYxLkZpbmRGcmVlU2xvdHNSZXNwb25zZSIRkAIBkrUYChYXAQIDBAUGCw1iBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
+  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi5QEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQESFwoKdGV4dF9xdWVyeRgIIAEoCUID4EEBIoUCCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAkSFAoMY2FsZW5kYXJfaWRzGAggAygJIvUBCiJTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQISKwoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlQgPgQQISEgoFbGltaXQYBiABKAVCA+BBARITCgZjdXJzb3IYByABKAlCA+BBARIXCgp0ZXh0X3F1ZXJ5GAggASgJQgPgQQEidwoMQ2FsZW5kYXJSZWFkEhMKC2NhbGVuZGFyX2lkGAEgASgJEhMKC3NuYXBzaG90X2lkGAIgASgJEi4KCmRhdGFfYXNfb2YYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAQgASgIIqgCCiNTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtuZXh0X2N1cnNvchgCIAEoCRIlCgVxdWVyeRgDIAEoCzIWLmNhbHEudjEuUmVzb2x2ZWRRdWVyeRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyUmVhZBIPCgdwYXJ0aWFsGAUgASgIEi4KDnBhcnRpYWxfcmVhc29uGAYgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgHIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3Qi7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QisAQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGAoQZGV0YWlsc193aXRoaGVsZBgTIAEoCCJZCg9HZXRFdmVudFJlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhIVCghldmVudF9pZBgCIAEoCUID4EECEhUKCHRpbWV6b25lGAMgASgJQgPgQQEiJwoGUGVyc29uEgwKBG5hbWUYASABKAkSDwoHYWRkcmVzcxgCIAEoCSJoCghBdHRlbmRlZRIfCgZwZXJzb24YASABKAsyDy5jYWxxLnYxLlBlcnNvbhItCg1wYXJ0aWNpcGF0aW9uGAIgASgOMhYuY2FscS52MS5QYXJ0aWNpcGF0aW9uEgwKBHJvbGUYAyABKAkiPQoJRXZlbnRMaW5rEgsKA3VybBgBIAEoCRIjCgZzb3VyY2UYAiABKA4yEy5jYWxxLnYxLkxpbmtTb3VyY2Ui9QMKEEdldEV2ZW50UmVzcG9uc2USJwoFZXZlbnQYASABKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtkZXNjcmlwdGlvbhgCIAEoCRIdChVkZXNjcmlwdGlvbl90cnVuY2F0ZWQYAyABKAgSIgoJb3JnYW5pemVyGAQgASgLMg8uY2FscS52MS5QZXJzb24SJAoJYXR0ZW5kZWVzGAUgAygLMhEuY2FscS52MS5BdHRlbmRlZRIWCg5hdHRlbmRlZV9jb3VudBgGIAEoBRIhCgVsaW5rcxgHIAMoCzISLmNhbHEudjEuRXZlbnRMaW5rEhIKCmNhdGVnb3JpZXMYCCADKAkSLwoOY2xhc3NpZmljYXRpb24YCSABKA4yFy5jYWxxLnYxLkNsYXNzaWZpY2F0aW9uEhgKEGRldGFpbHNfd2l0aGhlbGQYCiABKAgSGAoQcmVjdXJyZW5jZV9ydWxlcxgLIAMoCRIXCg9yZWN1cnJlbmNlX3RleHQYDCABKAkSGQoRY2FsZW5kYXJfdGltZXpvbmUYDSABKAkSEwoLc25hcHNob3RfaWQYDiABKAkSLgoKZGF0YV9hc19vZhgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYECABKAgiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIpIBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgiGQoXR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QikQEKGEdldENhbGxlckNvbnRleHRSZXNwb25zZRIUCgxwcmluY2lwYWxfaWQYASABKAkSEAoIdGltZXpvbmUYAiABKAkSMAoMY3VycmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAQgASgJIngKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQIitQEKDEJ1c3lJbnRlcnZhbBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoEa2luZBgDIAEoDjIRLmNhbHEudjEuQnVzeUtpbmQSEwoLc3RhcnRfbG9jYWwYBCABKAkSEQoJZW5kX2xvY2FsGAUgASgJIq4BCgxDYWxlbmRhckJ1c3kSEwoLY2FsZW5kYXJfaWQYASABKAkSIwoEYnVzeRgCIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEhMKC3NuYXBzaG90X2lkGAMgASgJEi4KCmRhdGFfYXNfb2YYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAUgASgIEhAKCGNvbXBsZXRlGAYgASgIIuQBChVRdWVyeUZyZWVCdXN5UmVzcG9uc2USLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyQnVzeRInCghjb21iaW5lZBgFIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsItUCChRGaW5kRnJlZVNsb3RzUmVxdWVzdBIZCgxjYWxlbmRhcl9pZHMYASADKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEh0KEGR1cmF0aW9uX21pbnV0ZXMYBSABKAVCA+BBAhIZCgxzdGVwX21pbnV0ZXMYBiABKAVCA+BBARIwCgl0ZW50YXRpdmUYByABKA4yGC5jYWxxLnYxLlRlbnRhdGl2ZVBvbGljeUID4EECEiAKE3dvcmtpbmdfaG91cnNfc3RhcnQYCCABKAlCA+BBARIeChF3b3JraW5nX2hvdXJzX2VuZBgJIAEoCUID4EEBEhkKDHdvcmtpbmdfZGF5cxgKIAMoBUID4EEBEhIKBWxpbWl0GAsgASgFQgPgQQEikAEKCEZyZWVTbG90Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkiXQoVRmluZEZyZWVTbG90c1Jlc3BvbnNlEiAKBXNsb3RzGAEgAygLMhEuY2FscS52MS5GcmVlU2xvdBIQCgh0aW1lem9uZRgCIAEoCRIQCghjb21wbGV0ZRgDIAEoCCpcCglNYXRjaE1vZGUSGgoWTUFUQ0hfTU9ERV9VTlNQRUNJRklFRBAAEhYKEk1BVENIX01PREVfT1ZFUkxBUBABEhsKF01BVENIX01PREVfU1RBUlRfV0lUSElOEAIqyQEKDldpbmRvd1JlbGF0aW9uEh8KG1dJTkRPV19SRUxBVElPTl9VTlNQRUNJRklFRBAAEhoKFldJTkRPV19SRUxBVElPTl9JTlNJREUQARIhCh1XSU5ET1dfUkVMQVRJT05fQ1JPU1NFU19TVEFSVBACEh8KG1dJTkRPV19SRUxBVElPTl9DUk9TU0VTX0VORBADEhkKFVdJTkRPV19SRUxBVElPTl9TUEFOUxAEEhsKF1dJTkRPV19SRUxBVElPTl9JTlNUQU5UEAUqRAoLQ29uc2lzdGVuY3kSGwoXQ09OU0lTVEVOQ1lfVU5TUEVDSUZJRUQQABIYChRDT05TSVNURU5DWV9TTkFQU0hPVBABKmcKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACKmMKC0V2ZW50U3RhdHVzEhwKGEVWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFkVWRU5UX1NUQVRVU19DT05GSVJNRUQQARIaChZFVkVOVF9TVEFUVVNfVEVOVEFUSVZFEAIqYwoMVHJhbnNwYXJlbmN5EhwKGFRSQU5TUEFSRU5DWV9VTlNQRUNJRklFRBAAEhcKE1RSQU5TUEFSRU5DWV9PUEFRVUUQARIcChhUUkFOU1BBUkVOQ1lfVFJBTlNQQVJFTlQQAipqCg5DdXJzb3JTbmFwc2hvdBIfChtDVVJTT1JfU05BUFNIT1RfVU5TUEVDSUZJRUQQABIYChRDVVJTT1JfU05BUFNIT1RfSEVMRBABEh0KGUNVUlNPUl9TTkFQU0hPVF9SRUNIRUNLRUQQAirAAQoNUGFydGljaXBhdGlvbhIdChlQQVJUSUNJUEFUSU9OX1VOU1BFQ0lGSUVEEAASHgoaUEFSVElDSVBBVElPTl9ORUVEU19BQ1RJT04QARIaChZQQVJUSUNJUEFUSU9OX0FDQ0VQVEVEEAISGgoWUEFSVElDSVBBVElPTl9ERUNMSU5FRBADEhsKF1BBUlRJQ0lQQVRJT05fVEVOVEFUSVZFEAQSGwoXUEFSVElDSVBBVElPTl9ERUxFR0FURUQQBSqRAQoKTGlua1NvdXJjZRIbChdMSU5LX1NPVVJDRV9VTlNQRUNJRklFRBAAEhMKD0xJTktfU09VUkNFX1VSTBABEhoKFkxJTktfU09VUkNFX0NPTkZFUkVOQ0UQAhIbChdMSU5LX1NPVVJDRV9ERVNDUklQVElPThADEhgKFExJTktfU09VUkNFX0xPQ0FUSU9OEAQqiAEKDkNsYXNzaWZpY2F0aW9uEh4KGkNMQVNTSUZJQ0FUSU9OX1VOU1BFQ0lGSUVEEAASGQoVQ0xBU1NJRklDQVRJT05fUFVCTElDEAESGgoWQ0xBU1NJRklDQVRJT05fUFJJVkFURRACEh8KG0NMQVNTSUZJQ0FUSU9OX0NPTkZJREVOVElBTBADKlIKCEJ1c3lLaW5kEhkKFUJVU1lfS0lORF9VTlNQRUNJRklFRBAAEhIKDkJVU1lfS0lORF9CVVNZEAESFwoTQlVTWV9LSU5EX1RFTlRBVElWRRACKmkKD1RlbnRhdGl2ZVBvbGljeRIgChxURU5UQVRJVkVfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGQoVVEVOVEFUSVZFX1BPTElDWV9CVVNZEAESGQoVVEVOVEFUSVZFX1BPTElDWV9GUkVFEAIyzQUKD0NhbGVuZGFyU2VydmljZRJhCgxTZWFyY2hFdmVudHMSHC5jYWxxLnYxLlNlYXJjaEV2ZW50c1JlcXVlc3QaHS5jYWxxLnYxLlNlYXJjaEV2ZW50c1Jlc3BvbnNlIhSQAgGStRgNAQIDBAUGBwgJCgsNFRKPAQobU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzEisuY2FscS52MS5TZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXF1ZXN0GiwuY2FscS52MS5TZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXNwb25zZSIVkAIBkrUYDhYBAgMEBQYHCAkKCw0VEk0KCEdldEV2ZW50EhguY2FscS52MS5HZXRFdmVudFJlcXVlc3QaGS5jYWxxLnYxLkdldEV2ZW50UmVzcG9uc2UiDJACAZK1GAUDCw0YGRJTCg1MaXN0Q2FsZW5kYXJzEh0uY2FscS52MS5MaXN0Q2FsZW5kYXJzUmVxdWVzdBoeLmNhbHEudjEuTGlzdENhbGVuZGFyc1Jlc3BvbnNlIgOQAgESXAoQR2V0Q2FsbGVyQ29udGV4dBIgLmNhbHEudjEuR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QaIS5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXNwb25zZSIDkAIBEmAKDVF1ZXJ5RnJlZUJ1c3kSHS5jYWxxLnYxLlF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0Gh4uY2FscS52MS5RdWVyeUZyZWVCdXN5UmVzcG9uc2UiEJACAZK1GAkWAQIDBAUGCw0SYQoNRmluZEZyZWVTbG90cxIdLmNhbHEudjEuRmluZEZyZWVTbG90c1JlcXVlc3QaHi5jYWxxLnYxLkZpbmRGcmVlU2xvdHNSZXNwb25zZSIRkAIBkrUYChYXAQIDBAUGCw1iBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
 
 /**
  * A search of one calendar over a half-open window. Every field has exactly
@@ -660,6 +660,14 @@ export type EventOccurrence = Message<"calq.v1.EventOccurrence"> & {
    * @generated from field: google.protobuf.Timestamp last_modified = 18;
    */
   lastModified?: Timestamp | undefined;
+
+  /**
+   * True when the event is PRIVATE or CONFIDENTIAL and the caller reads the
+   * calendar through calendar.read.any: its summary and location are empty.
+   *
+   * @generated from field: bool details_withheld = 19;
+   */
+  detailsWithheld: boolean;
 };
 
 /**
@@ -668,6 +676,274 @@ export type EventOccurrence = Message<"calq.v1.EventOccurrence"> & {
  */
 export const EventOccurrenceSchema: GenMessage<EventOccurrence> = /*@__PURE__*/
   messageDesc(file_calq_v1_calendar_service, 6);
+
+/**
+ * Asks for one occurrence of an event.
+ *
+ * @generated from message calq.v1.GetEventRequest
+ */
+export type GetEventRequest = Message<"calq.v1.GetEventRequest"> & {
+  /**
+   * The calendar the event was found in: an id from a result's
+   * `calendar_id`, or "primary".
+   *
+   * @generated from field: string calendar_id = 1;
+   */
+  calendarId: string;
+
+  /**
+   * The occurrence's `event_id` from a search result, unchanged.
+   *
+   * @generated from field: string event_id = 2;
+   */
+  eventId: string;
+
+  /**
+   * IANA zone for `start_local` and `end_local`; empty for the calendar's
+   * own zone.
+   *
+   * @generated from field: string timezone = 3;
+   */
+  timezone: string;
+};
+
+/**
+ * Describes the message calq.v1.GetEventRequest.
+ * Use `create(GetEventRequestSchema)` to create a new message.
+ */
+export const GetEventRequestSchema: GenMessage<GetEventRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 7);
+
+/**
+ * Someone named by the event.
+ *
+ * @generated from message calq.v1.Person
+ */
+export type Person = Message<"calq.v1.Person"> & {
+  /**
+   * The display name (CN); may be empty.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The e-mail address (without "mailto:"), or the address as written
+   * when it is not an e-mail address.
+   *
+   * @generated from field: string address = 2;
+   */
+  address: string;
+};
+
+/**
+ * Describes the message calq.v1.Person.
+ * Use `create(PersonSchema)` to create a new message.
+ */
+export const PersonSchema: GenMessage<Person> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 8);
+
+/**
+ * An invited participant (ATTENDEE).
+ *
+ * @generated from message calq.v1.Attendee
+ */
+export type Attendee = Message<"calq.v1.Attendee"> & {
+  /**
+   * Who.
+   *
+   * @generated from field: calq.v1.Person person = 1;
+   */
+  person?: Person | undefined;
+
+  /**
+   * How they answered.
+   *
+   * @generated from field: calq.v1.Participation participation = 2;
+   */
+  participation: Participation;
+
+  /**
+   * ROLE as written: "REQ-PARTICIPANT", "OPT-PARTICIPANT", "CHAIR",
+   * "NON-PARTICIPANT"; empty when absent.
+   *
+   * @generated from field: string role = 3;
+   */
+  role: string;
+};
+
+/**
+ * Describes the message calq.v1.Attendee.
+ * Use `create(AttendeeSchema)` to create a new message.
+ */
+export const AttendeeSchema: GenMessage<Attendee> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 9);
+
+/**
+ * An http(s) link of the event.
+ *
+ * @generated from message calq.v1.EventLink
+ */
+export type EventLink = Message<"calq.v1.EventLink"> & {
+  /**
+   * The link as written.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * Where it was found.
+   *
+   * @generated from field: calq.v1.LinkSource source = 2;
+   */
+  source: LinkSource;
+};
+
+/**
+ * Describes the message calq.v1.EventLink.
+ * Use `create(EventLinkSchema)` to create a new message.
+ */
+export const EventLinkSchema: GenMessage<EventLink> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 10);
+
+/**
+ * One occurrence and everything calq keeps about its event.
+ *
+ * A PRIVATE or CONFIDENTIAL event read by a caller who is not one of the
+ * calendar's readers (who reads it through the calendar.read.any
+ * capability) shows only when it is: `details_withheld` is true and the
+ * summary, location, description, organizer, attendees, links and
+ * categories are empty. Searches treat it the same way (and their words
+ * never match its text).
+ *
+ * @generated from message calq.v1.GetEventResponse
+ */
+export type GetEventResponse = Message<"calq.v1.GetEventResponse"> & {
+  /**
+   * The occurrence, as a search returns it; its window_relation is
+   * WINDOW_RELATION_UNSPECIFIED (there is no window).
+   *
+   * @generated from field: calq.v1.EventOccurrence event = 1;
+   */
+  event?: EventOccurrence | undefined;
+
+  /**
+   * DESCRIPTION, at most 4,000 characters; empty when absent.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * True when the description was longer and was cut.
+   *
+   * @generated from field: bool description_truncated = 3;
+   */
+  descriptionTruncated: boolean;
+
+  /**
+   * ORGANIZER; absent when the feed names none.
+   *
+   * @generated from field: calq.v1.Person organizer = 4;
+   */
+  organizer?: Person | undefined;
+
+  /**
+   * ATTENDEEs, at most 100, in the feed's order.
+   *
+   * @generated from field: repeated calq.v1.Attendee attendees = 5;
+   */
+  attendees: Attendee[];
+
+  /**
+   * How many attendees the event has, counting any past the first 100.
+   *
+   * @generated from field: int32 attendee_count = 6;
+   */
+  attendeeCount: number;
+
+  /**
+   * Every distinct http(s) link: URL, then conference, then those in the
+   * description and the location; at most 20.
+   *
+   * @generated from field: repeated calq.v1.EventLink links = 7;
+   */
+  links: EventLink[];
+
+  /**
+   * CATEGORIES, each once.
+   *
+   * @generated from field: repeated string categories = 8;
+   */
+  categories: string[];
+
+  /**
+   * CLASS.
+   *
+   * @generated from field: calq.v1.Classification classification = 9;
+   */
+  classification: Classification;
+
+  /**
+   * True when the text of a PRIVATE or CONFIDENTIAL event is withheld from
+   * this caller (see the message comment).
+   *
+   * @generated from field: bool details_withheld = 10;
+   */
+  detailsWithheld: boolean;
+
+  /**
+   * The RRULEs of a recurring event as written ("FREQ=WEEKLY;BYDAY=MO");
+   * empty for an event that does not recur by rule.
+   *
+   * @generated from field: repeated string recurrence_rules = 11;
+   */
+  recurrenceRules: string[];
+
+  /**
+   * The recurrence in English words ("every week on Monday"); empty when
+   * the event does not recur by rule. The time of day is the occurrence's.
+   *
+   * @generated from field: string recurrence_text = 12;
+   */
+  recurrenceText: string;
+
+  /**
+   * The calendar's IANA zone: all-day and floating times are read in it.
+   *
+   * @generated from field: string calendar_timezone = 13;
+   */
+  calendarTimezone: string;
+
+  /**
+   * The snapshot of the calendar that was read. Opaque.
+   *
+   * @generated from field: string snapshot_id = 14;
+   */
+  snapshotId: string;
+
+  /**
+   * When that snapshot's data was last known to match the feed.
+   *
+   * @generated from field: google.protobuf.Timestamp data_as_of = 15;
+   */
+  dataAsOf?: Timestamp | undefined;
+
+  /**
+   * True when the last reload failed and the last good snapshot was read.
+   *
+   * @generated from field: bool stale = 16;
+   */
+  stale: boolean;
+};
+
+/**
+ * Describes the message calq.v1.GetEventResponse.
+ * Use `create(GetEventResponseSchema)` to create a new message.
+ */
+export const GetEventResponseSchema: GenMessage<GetEventResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 11);
 
 /**
  * Lists the calendars the caller may read. Takes no arguments: the caller is
@@ -683,7 +959,7 @@ export type ListCalendarsRequest = Message<"calq.v1.ListCalendarsRequest"> & {
  * Use `create(ListCalendarsRequestSchema)` to create a new message.
  */
 export const ListCalendarsRequestSchema: GenMessage<ListCalendarsRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 7);
+  messageDesc(file_calq_v1_calendar_service, 12);
 
 /**
  * The calendars the caller may read.
@@ -704,7 +980,7 @@ export type ListCalendarsResponse = Message<"calq.v1.ListCalendarsResponse"> & {
  * Use `create(ListCalendarsResponseSchema)` to create a new message.
  */
 export const ListCalendarsResponseSchema: GenMessage<ListCalendarsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 8);
+  messageDesc(file_calq_v1_calendar_service, 13);
 
 /**
  * A calendar the caller may read.
@@ -762,7 +1038,7 @@ export type CalendarInfo = Message<"calq.v1.CalendarInfo"> & {
  * Use `create(CalendarInfoSchema)` to create a new message.
  */
 export const CalendarInfoSchema: GenMessage<CalendarInfo> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 9);
+  messageDesc(file_calq_v1_calendar_service, 14);
 
 /**
  * Asks who the caller is. Takes no arguments.
@@ -777,7 +1053,7 @@ export type GetCallerContextRequest = Message<"calq.v1.GetCallerContextRequest">
  * Use `create(GetCallerContextRequestSchema)` to create a new message.
  */
 export const GetCallerContextRequestSchema: GenMessage<GetCallerContextRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 10);
+  messageDesc(file_calq_v1_calendar_service, 15);
 
 /**
  * Facts about the caller needed to turn relative phrases into instants.
@@ -820,7 +1096,7 @@ export type GetCallerContextResponse = Message<"calq.v1.GetCallerContextResponse
  * Use `create(GetCallerContextResponseSchema)` to create a new message.
  */
 export const GetCallerContextResponseSchema: GenMessage<GetCallerContextResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 11);
+  messageDesc(file_calq_v1_calendar_service, 16);
 
 /**
  * Asks when calendars are busy in a window.
@@ -877,7 +1153,7 @@ export type QueryFreeBusyRequest = Message<"calq.v1.QueryFreeBusyRequest"> & {
  * Use `create(QueryFreeBusyRequestSchema)` to create a new message.
  */
 export const QueryFreeBusyRequestSchema: GenMessage<QueryFreeBusyRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 12);
+  messageDesc(file_calq_v1_calendar_service, 17);
 
 /**
  * A half-open interval [start_time, end_time) of blocked time, within the window.
@@ -926,7 +1202,7 @@ export type BusyInterval = Message<"calq.v1.BusyInterval"> & {
  * Use `create(BusyIntervalSchema)` to create a new message.
  */
 export const BusyIntervalSchema: GenMessage<BusyInterval> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 13);
+  messageDesc(file_calq_v1_calendar_service, 18);
 
 /**
  * The blocked time of one calendar.
@@ -984,7 +1260,7 @@ export type CalendarBusy = Message<"calq.v1.CalendarBusy"> & {
  * Use `create(CalendarBusySchema)` to create a new message.
  */
 export const CalendarBusySchema: GenMessage<CalendarBusy> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 14);
+  messageDesc(file_calq_v1_calendar_service, 19);
 
 /**
  * When the calendars asked for are busy.
@@ -1035,7 +1311,7 @@ export type QueryFreeBusyResponse = Message<"calq.v1.QueryFreeBusyResponse"> & {
  * Use `create(QueryFreeBusyResponseSchema)` to create a new message.
  */
 export const QueryFreeBusyResponseSchema: GenMessage<QueryFreeBusyResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 15);
+  messageDesc(file_calq_v1_calendar_service, 20);
 
 /**
  * Asks for the first free slots of `duration_minutes` in the calendars named.
@@ -1145,7 +1421,7 @@ export type FindFreeSlotsRequest = Message<"calq.v1.FindFreeSlotsRequest"> & {
  * Use `create(FindFreeSlotsRequestSchema)` to create a new message.
  */
 export const FindFreeSlotsRequestSchema: GenMessage<FindFreeSlotsRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 16);
+  messageDesc(file_calq_v1_calendar_service, 21);
 
 /**
  * One free slot: the half-open interval [start_time, end_time).
@@ -1187,7 +1463,7 @@ export type FreeSlot = Message<"calq.v1.FreeSlot"> & {
  * Use `create(FreeSlotSchema)` to create a new message.
  */
 export const FreeSlotSchema: GenMessage<FreeSlot> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 17);
+  messageDesc(file_calq_v1_calendar_service, 22);
 
 /**
  * The first free slots, in start order.
@@ -1223,7 +1499,7 @@ export type FindFreeSlotsResponse = Message<"calq.v1.FindFreeSlotsResponse"> & {
  * Use `create(FindFreeSlotsResponseSchema)` to create a new message.
  */
 export const FindFreeSlotsResponseSchema: GenMessage<FindFreeSlotsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 18);
+  messageDesc(file_calq_v1_calendar_service, 23);
 
 /**
  * How an occurrence must sit against the window to be returned.
@@ -1499,6 +1775,150 @@ export const CursorSnapshotSchema: GenEnum<CursorSnapshot> = /*@__PURE__*/
   enumDesc(file_calq_v1_calendar_service, 6);
 
 /**
+ * How an attendee answered the invitation (PARTSTAT).
+ *
+ * @generated from enum calq.v1.Participation
+ */
+export enum Participation {
+  /**
+   * The feed does not say.
+   *
+   * @generated from enum value: PARTICIPATION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * NEEDS-ACTION: not answered yet.
+   *
+   * @generated from enum value: PARTICIPATION_NEEDS_ACTION = 1;
+   */
+  NEEDS_ACTION = 1,
+
+  /**
+   * ACCEPTED.
+   *
+   * @generated from enum value: PARTICIPATION_ACCEPTED = 2;
+   */
+  ACCEPTED = 2,
+
+  /**
+   * DECLINED.
+   *
+   * @generated from enum value: PARTICIPATION_DECLINED = 3;
+   */
+  DECLINED = 3,
+
+  /**
+   * TENTATIVE: maybe.
+   *
+   * @generated from enum value: PARTICIPATION_TENTATIVE = 4;
+   */
+  TENTATIVE = 4,
+
+  /**
+   * DELEGATED to someone else.
+   *
+   * @generated from enum value: PARTICIPATION_DELEGATED = 5;
+   */
+  DELEGATED = 5,
+}
+
+/**
+ * Describes the enum calq.v1.Participation.
+ */
+export const ParticipationSchema: GenEnum<Participation> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 7);
+
+/**
+ * Where a link was found.
+ *
+ * @generated from enum calq.v1.LinkSource
+ */
+export enum LinkSource {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: LINK_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The event's URL property.
+   *
+   * @generated from enum value: LINK_SOURCE_URL = 1;
+   */
+  URL = 1,
+
+  /**
+   * A conference property (X-GOOGLE-CONFERENCE): the meeting link.
+   *
+   * @generated from enum value: LINK_SOURCE_CONFERENCE = 2;
+   */
+  CONFERENCE = 2,
+
+  /**
+   * An http(s) link in the description (often a Zoom or Teams link).
+   *
+   * @generated from enum value: LINK_SOURCE_DESCRIPTION = 3;
+   */
+  DESCRIPTION = 3,
+
+  /**
+   * An http(s) link in the location.
+   *
+   * @generated from enum value: LINK_SOURCE_LOCATION = 4;
+   */
+  LOCATION = 4,
+}
+
+/**
+ * Describes the enum calq.v1.LinkSource.
+ */
+export const LinkSourceSchema: GenEnum<LinkSource> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 8);
+
+/**
+ * The event's CLASS.
+ *
+ * @generated from enum calq.v1.Classification
+ */
+export enum Classification {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: CLASSIFICATION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * CLASS:PUBLIC, also when CLASS is absent (RFC 5545's default).
+   *
+   * @generated from enum value: CLASSIFICATION_PUBLIC = 1;
+   */
+  PUBLIC = 1,
+
+  /**
+   * CLASS:PRIVATE.
+   *
+   * @generated from enum value: CLASSIFICATION_PRIVATE = 2;
+   */
+  PRIVATE = 2,
+
+  /**
+   * CLASS:CONFIDENTIAL.
+   *
+   * @generated from enum value: CLASSIFICATION_CONFIDENTIAL = 3;
+   */
+  CONFIDENTIAL = 3,
+}
+
+/**
+ * Describes the enum calq.v1.Classification.
+ */
+export const ClassificationSchema: GenEnum<Classification> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 9);
+
+/**
  * How a busy interval blocks time.
  *
  * @generated from enum calq.v1.BusyKind
@@ -1530,7 +1950,7 @@ export enum BusyKind {
  * Describes the enum calq.v1.BusyKind.
  */
 export const BusyKindSchema: GenEnum<BusyKind> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 7);
+  enumDesc(file_calq_v1_calendar_service, 10);
 
 /**
  * Whether tentative time counts as taken when looking for free slots.
@@ -1564,7 +1984,7 @@ export enum TentativePolicy {
  * Describes the enum calq.v1.TentativePolicy.
  */
 export const TentativePolicySchema: GenEnum<TentativePolicy> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 8);
+  enumDesc(file_calq_v1_calendar_service, 11);
 
 /**
  * Read-only search over the calendars the caller may read.
@@ -1604,6 +2024,18 @@ export const CalendarService: GenService<{
     methodKind: "unary";
     input: typeof SearchEventsAcrossCalendarsRequestSchema;
     output: typeof SearchEventsAcrossCalendarsResponseSchema;
+  },
+  /**
+   * One event occurrence by its event_id, with what a follow-up question
+   * needs that a search result leaves out: description, organizer,
+   * attendees, links, categories and the recurrence in words. Read-only.
+   *
+   * @generated from rpc calq.v1.CalendarService.GetEvent
+   */
+  getEvent: {
+    methodKind: "unary";
+    input: typeof GetEventRequestSchema;
+    output: typeof GetEventResponseSchema;
   },
   /**
    * Lists the calendars the caller may read. Read-only.

@@ -77,6 +77,22 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
     expect(errorCode(twice)).toBe("invalid_calendar_ids");
   });
 
+  it("answers get_event with the meeting link, organizer and attendees of an event a search found", async () => {
+    const [review] = eventsOf(await callTool(an, "search_calendar_events", FRIDAY_MORNING)) as unknown as { event_id: string }[];
+    const result = await callTool(an, "get_event", { calendar_id: "primary", event_id: review.event_id, timezone: null });
+    expect(result.text).toBe(
+      [
+        `work: Fri 2026-10-02 08:30-09:30 +07:00 Design review @ Room 3.2 id ${review.event_id}`,
+        "Organizer: An <an@calq.demo>",
+        "Attendees: Binh <binh@calq.demo> (accepted), Chi <chi@calq.demo> (tentative)",
+        "Link (description): https://meet.example/design-review",
+        "Description:\nReview of the booking flow.\nJoin online: https://meet.example/design-review",
+      ].join("\n"),
+    );
+    const missing = await callTool(an, "get_event", { calendar_id: "primary", event_id: "AAAAAAAAAAAAAAAA", timezone: null });
+    expect(errorCode(missing)).toBe("event_not_found");
+  });
+
   it("answers query_free_busy with the merged busy time of Friday, in local times", async () => {
     const friday = { calendar_ids: ["primary"], start: "2026-10-02T08:00", end_exclusive: "2026-10-02T18:00", timezone: HCM };
     const result = await callTool(an, "query_free_busy", friday);
