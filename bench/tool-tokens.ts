@@ -1,23 +1,13 @@
 /**
- * What the calq tools cost a model's context: o200k tokens of each tool's
- * name, description and input schema, as `calq tools --format openai`
- * prints them, beside the budget issue 11 sets (1,200 per tool, 5,000 for
- * all). Writes its section of bench/RESULTS.md; a test will hold the
- * budget once the descriptions fit it.
+ * What the calq tools cost a model's context (bench/tool-cost.ts), beside
+ * the budget issue 11 sets; test/gateway/tool-tokens.spec.ts holds the
+ * budget. Writes its section of bench/RESULTS.md.
  */
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { buildToolCatalog } from "../src/gateway/tool-schemas.js";
 import { machineLine, writeResultsSection } from "./results-file.js";
+import { ALL_TOOLS_BUDGET as ALL_TOOLS, PER_TOOL_BUDGET as PER_TOOL, toolCost } from "./tool-cost.js";
 
-const PER_TOOL = 1_200;
-const ALL_TOOLS = 5_000;
-
-const rows = buildToolCatalog().tools.map((tool) => {
-  const name = countTokens(tool.name);
-  const description = countTokens(tool.description);
-  const schema = countTokens(JSON.stringify(tool.inputSchema));
-  return { tool: tool.name, name, description, schema, total: name + description + schema };
-});
+const rows = buildToolCatalog().tools.map(toolCost);
 const total = rows.reduce((sum, row) => sum + row.total, 0);
 
 const section = `## Tool context cost (bench/tool-tokens.ts)

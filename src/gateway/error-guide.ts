@@ -28,9 +28,9 @@ export interface ErrorGuideEntry {
  * did not explain (its transport's statuses, which carry no calq reason).
  */
 export const GATEWAY_ERRORS = {
-  invalid_arguments: "the arguments do not fit this tool's schema; fix them (the caller is never an argument).",
+  invalid_arguments: "the arguments do not fit the schema; fix them.",
   service_unavailable: "the calendar service could not be reached; retry later.",
-  service_overloaded: "the calendar service is busy; retry after a short wait.",
+  service_overloaded: "the calendar service is busy; retry shortly.",
 } as const;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
@@ -65,7 +65,7 @@ export function readErrorGuide(registry: FileRegistry): ErrorGuideEntry[] {
  * fail. MALFORMED_REQUEST is left out: the gateway builds every request from
  * arguments its schema has checked, so a model can never cause it.
  */
-const EVERY_METHOD: ReadonlySet<string> = new Set(["UNAUTHENTICATED", "INTERNAL"]);
+export const EVERY_METHOD: ReadonlySet<string> = new Set(["UNAUTHENTICATED", "INTERNAL"]);
 
 /** The reasons `method` lists in its `reasons` option, plus those every method can give, in the guide's order. */
 export function reasonsOf(method: DescMethod, guide: readonly ErrorGuideEntry[]): ErrorGuideEntry[] {

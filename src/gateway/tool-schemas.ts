@@ -7,7 +7,7 @@
 import { type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry, ScalarType } from "@bufbuild/protobuf";
 import { MAX_CALENDARS_PER_REQUEST, MAX_LIMIT } from "../page-size.js";
 import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
-import { type ErrorGuideEntry, GATEWAY_ERRORS, readErrorGuide, reasonsOf, servicePromises } from "./error-guide.js";
+import { type ErrorGuideEntry, EVERY_METHOD, GATEWAY_ERRORS, readErrorGuide, reasonsOf, servicePromises } from "./error-guide.js";
 import { enumToolName, sendableValues } from "./tool-json.js";
 
 /** A JSON Schema object, as plain data. */
@@ -73,25 +73,42 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
 }
 
 /**
- * The method's comment, the service's promises (read-only, who the caller
- * is), the request's comment and what each field of the result means; then
- * what each refusal asks of the model: the reasons the method lists in the
- * proto (reasonsOf), then the gateway's own codes, which any call can get.
+ * The method's comment, what the service promises for every method
+ * (read-only, who the caller is, where refusals are described), the
+ * request's comment; then what each refusal the method lists in the proto
+ * asks of the model (reasonsOf), and in one line the codes any call can get.
+ * What each result field means is said once, in the output schema.
  */
 function toolDescription(service: DescService, method: DescMethod, errors: readonly ErrorGuideEntry[]): string {
-  const results = method.output.fields.map((field) => `- \`${field.name}\`: ${proseOf(field)}`);
-  const refusals = reasonsOf(method, errors);
+  const reachable = reasonsOf(method, errors).filter((entry) => !SCHEMA_GUARDED.has(entry.reason));
+  const [own, anyCall] = partition(reachable, (entry) => !EVERY_METHOD.has(entry.reason));
+  const common = [...anyCall.map((entry) => [entry.code, entry.instruction] as const), ...Object.entries(GATEWAY_ERRORS)];
   return [
     proseOf(method),
     ...servicePromises(service),
     proseOf(method.input),
-    ["The result:", ...results].join("\n"),
-    [
-      "A refusal comes back as a tool result with isError true and a lower-case code; what each code asks of you:",
-      ...refusals.map((entry) => `- ${entry.code}: ${entry.instruction}`),
-      ...Object.entries(GATEWAY_ERRORS).map(([code, instruction]) => `- ${code}: ${instruction}`),
-    ].join("\n"),
+    ...(own.length === 0
+      ? []
+      : [
+          [
+            "Refusals come back with isError true and a code; what each asks of you:",
+            ...own.map((entry) => `- ${entry.code}: ${entry.instruction}`),
+          ].join("\n"),
+        ]),
+    `Any call may also fail with: ${common.map(([code, instruction]) => `${code} (${instruction.replace(/\.$/, "")})`).join("; ")}.`,
   ].join("\n\n");
+}
+
+/**
+ * Reasons no tool call can get, because the strict input schema already
+ * refuses what causes them (as invalid_arguments): match_mode is held to the
+ * enum's sendable values, limit to FIELD_BOUNDS. Listing them would only cost
+ * a model's context.
+ */
+const SCHEMA_GUARDED: ReadonlySet<string> = new Set(["INVALID_MATCH_MODE", "INVALID_LIMIT"]);
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
 }
 
 /**
@@ -145,7 +162,7 @@ function inputSchema(message: DescMessage, words: (text: string) => string): Jso
         .join("\n")}`;
     }
     if (nullable)
-      description += `\nnull leaves it unset, which means ${scalarList || (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING) ? "empty" : "0"}.`;
+      description += `\nnull means ${scalarList || (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING) ? "empty" : "0"}.`;
     properties[field.name] = { ...schema, ...FIELD_BOUNDS[`${message.typeName}.${field.name}`], description: words(description) };
   }
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };

@@ -56,7 +56,7 @@ describe("what the gateway passes on from a failed call", () => {
       const result = await executor.call(executor.tool(name)!, {}, "token");
       expect(result.isError).toBe(true);
       expect(result.content[0].text).toBe(
-        'internal: the call failed\nWhat to do: The server failed; tell the user and retry later, quoting the correlation id (metadata "correlation_id") if it persists. Nothing else about the fault is returned.',
+        'internal: the call failed\nWhat to do: The server failed (nothing more is said); retry later, and if it persists give the user metadata "correlation_id".',
       );
     }
     expect(JSON.stringify(logged)).toContain("secret.example");
@@ -93,7 +93,7 @@ describe("what the gateway passes on from a failed call", () => {
       const result = await executor.call(executor.tool("search_calendar_events")!, args, "an-token");
       expect(result.isError).toBe(true);
       expect(result.content[0].text).toBe(
-        "service_overloaded: the calendar service is busy\nWhat to do: the calendar service is busy; retry after a short wait.",
+        "service_overloaded: the calendar service is busy\nWhat to do: the calendar service is busy; retry shortly.",
       );
       expect(logged[0]).toMatchObject({ tool: "search_calendar_events", code: "ResourceExhausted" });
     } finally {

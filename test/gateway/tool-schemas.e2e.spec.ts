@@ -38,7 +38,6 @@ const SEARCH_REASON_CODES = [
   "invalid_cursor",
   "cursor_expired",
   "calendar_not_accessible",
-  "unauthenticated",
   "provider_unavailable",
 ];
 
@@ -47,9 +46,12 @@ function everyGatewayCode(): string[] {
   return ["invalid_arguments", "service_unavailable", "service_overloaded"];
 }
 
+/** The codes a tool's description guides: its method's own, one per line, then those any call can get, on one line. */
 function errorCodesIn(description: string): string[] {
-  const guide = description.slice(description.indexOf("A refusal comes back"));
-  return [...guide.matchAll(/^- ([a-z_]+): /gm)].map((match) => match[1]);
+  const start = description.indexOf("Refusals come back");
+  const own = start < 0 ? [] : [...description.slice(start).matchAll(/^- ([a-z_]+): /gm)].map((match) => match[1]);
+  const anyCall = /^Any call may also fail with: (.*)$/m.exec(description)?.[1] ?? "";
+  return [...own, ...[...anyCall.matchAll(/(?:^|; )([a-z_]+) \(/g)].map((match) => match[1])];
 }
 
 describe("tools generated from the proto descriptors", () => {
@@ -73,6 +75,7 @@ describe("tools generated from the proto descriptors", () => {
     expect(schema.required).toEqual(Object.keys(schema.properties));
     const codes = errorCodesIn(freeBusy.description);
     expect(codes).toContain("invalid_calendar_ids");
+    expect(codes).toContain("unauthenticated");
     expect(codes).not.toContain("invalid_cursor");
     expect(codes).not.toContain("invalid_text_query");
   });
@@ -109,39 +112,44 @@ describe("tools generated from the proto descriptors", () => {
       .properties.match_mode;
     expect(matchMode.type).toBe("string");
     expect(matchMode.enum).toEqual(["overlap", "start_within"]);
-    expect(matchMode.description).toContain("- overlap: Returns every occurrence that shares at least one instant with the window");
-    expect(matchMode.description).toContain("- start_within: Returns every occurrence whose start lies in the window");
+    expect(matchMode.description).toContain("- overlap: Every occurrence sharing an instant with the window");
+    expect(matchMode.description).toContain("- start_within: Every occurrence starting in the window");
   });
 
   it("takes each property description from the field's proto comment, in the tools' vocabulary", () => {
     const request = loadContractRegistry().getMessage("calq.v1.SearchEventsRequest")!;
     const properties = (search.inputSchema as { properties: Record<string, { description: string }> }).properties;
     const timezone = proseOf(request.fields.find((field) => field.name === "timezone")!);
-    expect(properties.timezone.description).toBe(
-      timezone.replace("UNKNOWN_TIMEZONE", "unknown_timezone").replace("GetCallerContext", "get_user_context"),
-    );
-    expect(properties.calendar_id.description).toContain('an id from list_calendars, or "primary"');
+    expect(properties.timezone.description).toBe(timezone.replace("GetCallerContext", "get_user_context"));
+    expect(properties.calendar_id.description).toContain('An id from list_calendars, or "primary"');
+    expect(properties.start.description).toContain("else timezone_offset_mismatch");
   });
 
-  it("says in the search description what docs/gateway.md promises: read-only, half-open, empty results, paging, every error code", () => {
+  it("says in the search tool what docs/gateway.md promises: read-only, half-open, empty results, paging, every error code", () => {
     const text = search.description;
-    expect(text).toContain("Read-only.");
+    expect(text).toContain("Read-only: no method changes a calendar.");
     expect(text).toContain("half-open");
-    expect(text).toContain("does not mean the calendar is empty");
-    expect(text).toContain("pass it back unchanged");
-    for (const code of SEARCH_REASON_CODES) {
+    const output = search.outputSchema as { properties: Record<string, { description: string }> };
+    expect(output.properties.events.description).toContain("does not mean the calendar is empty");
+    expect(output.properties.next_cursor.description).toContain("pass it back unchanged");
+    for (const code of SEARCH_REASON_CODES.filter((code) => code !== "invalid_match_mode" && code !== "invalid_limit")) {
       expect(text).toContain(`- ${code}: `);
     }
     expect(text).not.toMatch(/\bINVALID_INTERVAL\b/);
-    for (const code of ["invalid_arguments", "internal", "service_unavailable", "service_overloaded"])
-      expect(text).toContain(`- ${code}: `);
-    expect(text).toContain("- service_overloaded: the calendar service is busy; retry after a short wait.");
+    expect(text).toContain("service_overloaded (the calendar service is busy; retry shortly)");
+  });
+
+  it("leaves out the reasons its strict schema makes impossible (match_mode is a closed enum, limit is bounded)", () => {
+    expect(errorCodesIn(search.description)).not.toContain("invalid_match_mode");
+    expect(errorCodesIn(search.description)).not.toContain("invalid_limit");
+    expect(catalog.errors.map((entry) => entry.code)).toContain("invalid_limit");
   });
 
   it("tells the model in get_user_context what to do when no zone is recorded", () => {
     const text = tool("get_user_context").description;
     expect(text).toContain("When no zone is recorded, ask the user for their time zone or city before searching");
-    expect(text).toContain("- `timezone`: The caller's recorded IANA time-zone preference; empty when none is recorded.");
+    const output = tool("get_user_context").outputSchema as { properties: Record<string, { description: string }> };
+    expect(output.properties.timezone.description).toContain("empty when none is recorded");
     expect(text).not.toContain("invalid_interval");
   });
 
@@ -149,7 +157,14 @@ describe("tools generated from the proto descriptors", () => {
     const everyCall = ["unauthenticated", "internal", "invalid_arguments", "service_unavailable", "service_overloaded"];
     expect(errorCodesIn(tool("list_calendars").description)).toEqual(everyCall);
     expect(errorCodesIn(tool("get_user_context").description)).toEqual(everyCall);
-    expect(errorCodesIn(search.description)).toEqual([...SEARCH_REASON_CODES, "internal", "invalid_text_query", ...everyGatewayCode()]);
+    const guarded = new Set(["invalid_match_mode", "invalid_limit"]);
+    expect(errorCodesIn(search.description)).toEqual([
+      ...SEARCH_REASON_CODES.filter((code) => !guarded.has(code)),
+      "invalid_text_query",
+      "unauthenticated",
+      "internal",
+      ...everyGatewayCode(),
+    ]);
     expect(errorCodesIn(search.description)).not.toContain("feed_rejected");
   });
 
@@ -157,11 +172,11 @@ describe("tools generated from the proto descriptors", () => {
     const edited = catalogOfEditedProto((text) =>
       text.replace(
         "rpc ListCalendars(ListCalendarsRequest) returns (ListCalendarsResponse) {",
-        "rpc ListCalendars(ListCalendarsRequest) returns (ListCalendarsResponse) {\n    option (reasons) = REASON_INVALID_LIMIT;",
+        "rpc ListCalendars(ListCalendarsRequest) returns (ListCalendarsResponse) {\n    option (reasons) = REASON_INVALID_CURSOR;",
       ),
     );
     const list = edited.tools.find((candidate) => candidate.name === "list_calendars")!;
-    expect(errorCodesIn(list.description)).toEqual(["invalid_limit", "unauthenticated", "internal", ...everyGatewayCode()]);
+    expect(errorCodesIn(list.description)).toEqual(["invalid_cursor", "unauthenticated", "internal", ...everyGatewayCode()]);
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
@@ -170,7 +185,7 @@ describe("tools generated from the proto descriptors", () => {
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",
       code: "ambiguous_timezone",
-      instruction: 'The local time happens twice; pick one of the two instants in the metadata ("earlier", "later") or ask the user.',
+      instruction: 'The wall time happens twice; send one of the instants in the metadata ("earlier", "later") or ask the user which.',
     });
     expect(catalog.errors.find((entry) => entry.code === "cursor_expired")?.status).toBe("FAILED_PRECONDITION");
     expect(catalog.errors.find((entry) => entry.code === "provider_unavailable")?.instruction).toBe(
@@ -191,12 +206,11 @@ describe("tools generated from the proto descriptors", () => {
   it("changes a tool description when a proto comment changes", () => {
     const edited = catalogOfEditedProto((text) =>
       text
-        .replace("// Lists the calendars the caller may read. Read-only.\n", "// Lists every calendar this caller can search. Read-only.\n")
-        .replace("Use the\n  // caller's recorded zone", "Prefer the\n  // caller's recorded zone"),
+        .replace("// Lists the calendars the caller may read.\n", "// Lists every calendar this caller can search.\n")
+        .replace("Use the caller's\n  // recorded zone", "Prefer the caller's\n  // recorded zone"),
     );
     const list = edited.tools.find((candidate) => candidate.name === "list_calendars")!;
-    expect(list.description).toContain("Lists every calendar this caller can search. Read-only.");
-    expect(list.description).not.toContain("Lists the calendars the caller may read. Read-only.");
+    expect(list.description.startsWith("Lists every calendar this caller can search.\n")).toBe(true);
     const timezone = (edited.tools[0].inputSchema as { properties: Record<string, { description: string }> }).properties.timezone;
     expect(timezone.description).toContain("Prefer the caller's recorded zone (get_user_context)");
     expect(edited.tools[0].description).toBe(search.description);

@@ -21,111 +21,77 @@ export const file_calq_v1_calendar_service: GenFile = /*@__PURE__*/
   fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi5QEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEhIKBWxpbWl0GAYgASgFQgPgQQESEwoGY3Vyc29yGAcgASgJQgPgQQESFwoKdGV4dF9xdWVyeRgIIAEoCUID4EEBIoUCCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAkSFAoMY2FsZW5kYXJfaWRzGAggAygJIvUBCiJTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQISKwoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlQgPgQQISEgoFbGltaXQYBiABKAVCA+BBARITCgZjdXJzb3IYByABKAlCA+BBARIXCgp0ZXh0X3F1ZXJ5GAggASgJQgPgQQEidwoMQ2FsZW5kYXJSZWFkEhMKC2NhbGVuZGFyX2lkGAEgASgJEhMKC3NuYXBzaG90X2lkGAIgASgJEi4KCmRhdGFfYXNfb2YYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAQgASgIIqgCCiNTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtuZXh0X2N1cnNvchgCIAEoCRIlCgVxdWVyeRgDIAEoCzIWLmNhbHEudjEuUmVzb2x2ZWRRdWVyeRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyUmVhZBIPCgdwYXJ0aWFsGAUgASgIEi4KDnBhcnRpYWxfcmVhc29uGAYgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgHIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3Qi7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QisAQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGAoQZGV0YWlsc193aXRoaGVsZBgTIAEoCCJZCg9HZXRFdmVudFJlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhIVCghldmVudF9pZBgCIAEoCUID4EECEhUKCHRpbWV6b25lGAMgASgJQgPgQQEiJwoGUGVyc29uEgwKBG5hbWUYASABKAkSDwoHYWRkcmVzcxgCIAEoCSJoCghBdHRlbmRlZRIfCgZwZXJzb24YASABKAsyDy5jYWxxLnYxLlBlcnNvbhItCg1wYXJ0aWNpcGF0aW9uGAIgASgOMhYuY2FscS52MS5QYXJ0aWNpcGF0aW9uEgwKBHJvbGUYAyABKAkiPQoJRXZlbnRMaW5rEgsKA3VybBgBIAEoCRIjCgZzb3VyY2UYAiABKA4yEy5jYWxxLnYxLkxpbmtTb3VyY2Ui9QMKEEdldEV2ZW50UmVzcG9uc2USJwoFZXZlbnQYASABKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtkZXNjcmlwdGlvbhgCIAEoCRIdChVkZXNjcmlwdGlvbl90cnVuY2F0ZWQYAyABKAgSIgoJb3JnYW5pemVyGAQgASgLMg8uY2FscS52MS5QZXJzb24SJAoJYXR0ZW5kZWVzGAUgAygLMhEuY2FscS52MS5BdHRlbmRlZRIWCg5hdHRlbmRlZV9jb3VudBgGIAEoBRIhCgVsaW5rcxgHIAMoCzISLmNhbHEudjEuRXZlbnRMaW5rEhIKCmNhdGVnb3JpZXMYCCADKAkSLwoOY2xhc3NpZmljYXRpb24YCSABKA4yFy5jYWxxLnYxLkNsYXNzaWZpY2F0aW9uEhgKEGRldGFpbHNfd2l0aGhlbGQYCiABKAgSGAoQcmVjdXJyZW5jZV9ydWxlcxgLIAMoCRIXCg9yZWN1cnJlbmNlX3RleHQYDCABKAkSGQoRY2FsZW5kYXJfdGltZXpvbmUYDSABKAkSEwoLc25hcHNob3RfaWQYDiABKAkSLgoKZGF0YV9hc19vZhgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYECABKAgiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIpIBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgiGQoXR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QikQEKGEdldENhbGxlckNvbnRleHRSZXNwb25zZRIUCgxwcmluY2lwYWxfaWQYASABKAkSEAoIdGltZXpvbmUYAiABKAkSMAoMY3VycmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAQgASgJIngKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EhkKDGNhbGVuZGFyX2lkcxgBIAMoCUID4EECEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQIitQEKDEJ1c3lJbnRlcnZhbBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoEa2luZBgDIAEoDjIRLmNhbHEudjEuQnVzeUtpbmQSEwoLc3RhcnRfbG9jYWwYBCABKAkSEQoJZW5kX2xvY2FsGAUgASgJIq4BCgxDYWxlbmRhckJ1c3kSEwoLY2FsZW5kYXJfaWQYASABKAkSIwoEYnVzeRgCIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEhMKC3NuYXBzaG90X2lkGAMgASgJEi4KCmRhdGFfYXNfb2YYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAUgASgIEhAKCGNvbXBsZXRlGAYgASgIIuQBChVRdWVyeUZyZWVCdXN5UmVzcG9uc2USLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyQnVzeRInCghjb21iaW5lZBgFIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsItUCChRGaW5kRnJlZVNsb3RzUmVxdWVzdBIZCgxjYWxlbmRhcl9pZHMYASADKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEh0KEGR1cmF0aW9uX21pbnV0ZXMYBSABKAVCA+BBAhIZCgxzdGVwX21pbnV0ZXMYBiABKAVCA+BBARIwCgl0ZW50YXRpdmUYByABKA4yGC5jYWxxLnYxLlRlbnRhdGl2ZVBvbGljeUID4EECEiAKE3dvcmtpbmdfaG91cnNfc3RhcnQYCCABKAlCA+BBARIeChF3b3JraW5nX2hvdXJzX2VuZBgJIAEoCUID4EEBEhkKDHdvcmtpbmdfZGF5cxgKIAMoBUID4EEBEhIKBWxpbWl0GAsgASgFQgPgQQEikAEKCEZyZWVTbG90Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkiXQoVRmluZEZyZWVTbG90c1Jlc3BvbnNlEiAKBXNsb3RzGAEgAygLMhEuY2FscS52MS5GcmVlU2xvdBIQCgh0aW1lem9uZRgCIAEoCRIQCghjb21wbGV0ZRgDIAEoCCpcCglNYXRjaE1vZGUSGgoWTUFUQ0hfTU9ERV9VTlNQRUNJRklFRBAAEhYKEk1BVENIX01PREVfT1ZFUkxBUBABEhsKF01BVENIX01PREVfU1RBUlRfV0lUSElOEAIqyQEKDldpbmRvd1JlbGF0aW9uEh8KG1dJTkRPV19SRUxBVElPTl9VTlNQRUNJRklFRBAAEhoKFldJTkRPV19SRUxBVElPTl9JTlNJREUQARIhCh1XSU5ET1dfUkVMQVRJT05fQ1JPU1NFU19TVEFSVBACEh8KG1dJTkRPV19SRUxBVElPTl9DUk9TU0VTX0VORBADEhkKFVdJTkRPV19SRUxBVElPTl9TUEFOUxAEEhsKF1dJTkRPV19SRUxBVElPTl9JTlNUQU5UEAUqRAoLQ29uc2lzdGVuY3kSGwoXQ09OU0lTVEVOQ1lfVU5TUEVDSUZJRUQQABIYChRDT05TSVNURU5DWV9TTkFQU0hPVBABKmcKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACKmMKC0V2ZW50U3RhdHVzEhwKGEVWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFkVWRU5UX1NUQVRVU19DT05GSVJNRUQQARIaChZFVkVOVF9TVEFUVVNfVEVOVEFUSVZFEAIqYwoMVHJhbnNwYXJlbmN5EhwKGFRSQU5TUEFSRU5DWV9VTlNQRUNJRklFRBAAEhcKE1RSQU5TUEFSRU5DWV9PUEFRVUUQARIcChhUUkFOU1BBUkVOQ1lfVFJBTlNQQVJFTlQQAipqCg5DdXJzb3JTbmFwc2hvdBIfChtDVVJTT1JfU05BUFNIT1RfVU5TUEVDSUZJRUQQABIYChRDVVJTT1JfU05BUFNIT1RfSEVMRBABEh0KGUNVUlNPUl9TTkFQU0hPVF9SRUNIRUNLRUQQAirAAQoNUGFydGljaXBhdGlvbhIdChlQQVJUSUNJUEFUSU9OX1VOU1BFQ0lGSUVEEAASHgoaUEFSVElDSVBBVElPTl9ORUVEU19BQ1RJT04QARIaChZQQVJUSUNJUEFUSU9OX0FDQ0VQVEVEEAISGgoWUEFSVElDSVBBVElPTl9ERUNMSU5FRBADEhsKF1BBUlRJQ0lQQVRJT05fVEVOVEFUSVZFEAQSGwoXUEFSVElDSVBBVElPTl9ERUxFR0FURUQQBSqRAQoKTGlua1NvdXJjZRIbChdMSU5LX1NPVVJDRV9VTlNQRUNJRklFRBAAEhMKD0xJTktfU09VUkNFX1VSTBABEhoKFkxJTktfU09VUkNFX0NPTkZFUkVOQ0UQAhIbChdMSU5LX1NPVVJDRV9ERVNDUklQVElPThADEhgKFExJTktfU09VUkNFX0xPQ0FUSU9OEAQqiAEKDkNsYXNzaWZpY2F0aW9uEh4KGkNMQVNTSUZJQ0FUSU9OX1VOU1BFQ0lGSUVEEAASGQoVQ0xBU1NJRklDQVRJT05fUFVCTElDEAESGgoWQ0xBU1NJRklDQVRJT05fUFJJVkFURRACEh8KG0NMQVNTSUZJQ0FUSU9OX0NPTkZJREVOVElBTBADKlIKCEJ1c3lLaW5kEhkKFUJVU1lfS0lORF9VTlNQRUNJRklFRBAAEhIKDkJVU1lfS0lORF9CVVNZEAESFwoTQlVTWV9LSU5EX1RFTlRBVElWRRACKmkKD1RlbnRhdGl2ZVBvbGljeRIgChxURU5UQVRJVkVfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGQoVVEVOVEFUSVZFX1BPTElDWV9CVVNZEAESGQoVVEVOVEFUSVZFX1BPTElDWV9GUkVFEAIyzQUKD0NhbGVuZGFyU2VydmljZRJhCgxTZWFyY2hFdmVudHMSHC5jYWxxLnYxLlNlYXJjaEV2ZW50c1JlcXVlc3QaHS5jYWxxLnYxLlNlYXJjaEV2ZW50c1Jlc3BvbnNlIhSQAgGStRgNAQIDBAUGBwgJCgsNFRKPAQobU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzEisuY2FscS52MS5TZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXF1ZXN0GiwuY2FscS52MS5TZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXNwb25zZSIVkAIBkrUYDhYBAgMEBQYHCAkKCw0VEk0KCEdldEV2ZW50EhguY2FscS52MS5HZXRFdmVudFJlcXVlc3QaGS5jYWxxLnYxLkdldEV2ZW50UmVzcG9uc2UiDJACAZK1GAUDCw0YGRJTCg1MaXN0Q2FsZW5kYXJzEh0uY2FscS52MS5MaXN0Q2FsZW5kYXJzUmVxdWVzdBoeLmNhbHEudjEuTGlzdENhbGVuZGFyc1Jlc3BvbnNlIgOQAgESXAoQR2V0Q2FsbGVyQ29udGV4dBIgLmNhbHEudjEuR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QaIS5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXNwb25zZSIDkAIBEmAKDVF1ZXJ5RnJlZUJ1c3kSHS5jYWxxLnYxLlF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0Gh4uY2FscS52MS5RdWVyeUZyZWVCdXN5UmVzcG9uc2UiEJACAZK1GAkWAQIDBAUGCw0SYQoNRmluZEZyZWVTbG90cxIdLmNhbHEudjEuRmluZEZyZWVTbG90c1JlcXVlc3QaHi5jYWxxLnYxLkZpbmRGcmVlU2xvdHNSZXNwb25zZSIRkAIBkrUYChYXAQIDBAUGCw1iBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
 
 /**
- * A search of one calendar over a half-open window. Every field has exactly
- * one meaning; nothing is guessed.
+ * Every field has exactly one meaning; nothing is guessed.
  *
  * @generated from message calq.v1.SearchEventsRequest
  */
 export type SearchEventsRequest = Message<"calq.v1.SearchEventsRequest"> & {
   /**
-   * The calendar to search: an id from ListCalendars, or "primary" for the
-   * caller's own primary calendar. A calendar that does not exist and one the
-   * caller may not read give the same CALENDAR_NOT_ACCESSIBLE error; do not
-   * guess other ids.
+   * An id from ListCalendars, or "primary" for the caller's own calendar.
    *
    * @generated from field: string calendar_id = 1;
    */
   calendarId: string;
 
   /**
-   * First instant of the window, included. One of three forms:
-   * (1) RFC 3339 with offset, "2026-10-02T09:00:00+07:00" or with "Z": an
-   * exact instant, whose offset must equal the offset of `timezone` at that
-   * instant (otherwise TIMEZONE_OFFSET_MISMATCH; "09:00:00Z" sent with
-   * Asia/Ho_Chi_Minh is refused, not reinterpreted);
-   * (2) local wall time without offset, "2026-10-02T09:00:00", read in
-   * `timezone`; a wall time skipped by a daylight-saving jump is refused with
-   * NONEXISTENT_LOCAL_TIME, one that happens twice with AMBIGUOUS_TIMEZONE
-   * (the error gives both instants);
-   * (3) a date, "2026-10-02": the first instant of that day in `timezone`.
-   * "T" and "Z" are upper case; seconds may be omitted ("09:00"); fractions
-   * of a second are allowed down to the millisecond, and non-zero digits
-   * below the millisecond are refused. Instants must lie in the years 1900 to
-   * 2199.
+   * First instant of the window, included, in one of three forms:
+   * "2026-10-02T09:00:00+07:00" (RFC 3339; the offset, or "Z", must be
+   * `timezone`'s offset at that instant, else TIMEZONE_OFFSET_MISMATCH);
+   * "2026-10-02T09:00" (a wall time in `timezone`; one skipped by a DST jump
+   * is NONEXISTENT_LOCAL_TIME, one that happens twice AMBIGUOUS_TIMEZONE);
+   * or "2026-10-02" (that day's first instant in `timezone`). Seconds are
+   * optional, milliseconds the finest; years 1900 to 2199.
    *
    * @generated from field: string start = 2;
    */
   start: string;
 
   /**
-   * End of the window, excluded: the window is [start, end_exclusive). Same
-   * three forms as `start`. Must be after `start` (else INVALID_INTERVAL), and
-   * the window may be at most the configured maximum, 366 days by default
-   * (else INVALID_INTERVAL with "max_window_days" in the metadata). To search
-   * a whole day, send the day and the next day: start "2026-10-02",
-   * end_exclusive "2026-10-03".
+   * End of the window, excluded, in the same forms; after `start`, at most
+   * 366 days later (configurable). A whole day: "2026-10-02" to "2026-10-03".
    *
    * @generated from field: string end_exclusive = 3;
    */
   endExclusive: string;
 
   /**
-   * IANA time-zone name of the form Area/Location, such as
-   * "Asia/Ho_Chi_Minh" or "America/New_York", or "UTC". Required. It is used
-   * to read local wall times and dates in `start` and `end_exclusive`, to
-   * check offsets written in them, and to render `start_local` and
-   * `end_local` in results. Fixed offsets such as "+07:00" and abbreviations
-   * such as "EST" or "CET" are not zone names (UNKNOWN_TIMEZONE). Use the
-   * caller's recorded zone (GetCallerContext) or ask the user; never invent a
-   * place.
+   * IANA zone ("Asia/Ho_Chi_Minh", "UTC"; not "+07:00" or "EST") reading
+   * `start` and `end_exclusive` and rendering local times. Use the caller's
+   * recorded zone (GetCallerContext) or ask; never invent a place.
    *
    * @generated from field: string timezone = 4;
    */
   timezone: string;
 
   /**
-   * How an occurrence must relate to the window to match. Required:
-   * MATCH_MODE_UNSPECIFIED is refused with INVALID_MATCH_MODE.
+   * How an occurrence must relate to the window to match.
    *
    * @generated from field: calq.v1.MatchMode match_mode = 5;
    */
   matchMode: MatchMode;
 
   /**
-   * Maximum number of occurrences in this page: 1 to 100, or 0 for the default
-   * of 20. Anything else is INVALID_LIMIT. A page may hold fewer occurrences
-   * than the limit and still be followed by another page; only an empty
-   * `next_cursor` means the search is complete.
+   * Occurrences per page: 1 to 100, or 0 for 20. Only an empty
+   * `next_cursor` ends a search; a short page may have a next one.
    *
    * @generated from field: int32 limit = 6;
    */
   limit: number;
 
   /**
-   * Empty for the first page. For a later page, the `next_cursor` of the
-   * previous response, sent by the same caller with every other field as on
-   * the first page: the same calendar_id, a window naming the same instants,
-   * the same timezone and match_mode; only `limit` may change from page to
-   * page. Anything else, or a cursor that was altered, is INVALID_CURSOR. A
-   * cursor is honoured for 15 minutes (configurable) from the search's first
-   * page, by any server that reads the same version of the feed; after that,
-   * or once no server keeps or can read that version again,
-   * CURSOR_EXPIRED: search again from the first page.
+   * Empty for the first page; then the previous `next_cursor`, unchanged,
+   * with every other field as on the first page (only `limit` may change),
+   * else INVALID_CURSOR. It lasts 15 minutes (configurable).
    *
    * @generated from field: string cursor = 7;
    */
   cursor: string;
 
   /**
-   * Words that must all occur in an event for it to be returned; empty
-   * returns every event. Case and diacritics do not matter ("hop" finds
-   * "Họp", "dang" finds "Đăng", "cafe" finds "Café"). The text is split into
-   * words at every character that is not a letter or a digit, and each word
-   * must occur, as part of a word or whole, in the summary, the location or
-   * the description (each may be in a different one). It filters within the
-   * window and match mode; it is never a pattern or a regular expression. At
-   * most 200 characters and 10 words, with at least one letter or digit,
-   * else INVALID_TEXT_QUERY. Later pages must send the same words.
+   * Words that must all occur, whole or in part, in the summary, location or
+   * description; empty for every event. Case and diacritics do not matter
+   * ("hop" finds "Họp", "dang" finds "Đăng"); words split at anything but
+   * letters and digits; never a pattern. At most 200 characters, 10 words.
    *
    * @generated from field: string text_query = 8;
    */
@@ -215,73 +181,65 @@ export const ResolvedQuerySchema: GenMessage<ResolvedQuery> = /*@__PURE__*/
   messageDesc(file_calq_v1_calendar_service, 1);
 
 /**
- * A search of 1 to 50 calendars over one half-open window, as SearchEvents
- * searches one: every field but `calendar_ids` means exactly what the field of
- * the same name in SearchEventsRequest means.
+ * A search of 1 to 50 calendars over one half-open window: every field but
+ * `calendar_ids` means what it means in SearchEvents.
  *
  * @generated from message calq.v1.SearchEventsAcrossCalendarsRequest
  */
 export type SearchEventsAcrossCalendarsRequest = Message<"calq.v1.SearchEventsAcrossCalendarsRequest"> & {
   /**
-   * 1 to 50 calendar ids from ListCalendars, "primary" naming the caller's
-   * own; an id may not appear twice (also not as "primary" and its id), else
-   * INVALID_CALENDAR_IDS. Their order does not matter. Any calendar the
-   * caller may not read refuses the whole request with
-   * CALENDAR_NOT_ACCESSIBLE, as for one calendar.
+   * 1 to 50 ids from ListCalendars, "primary" included, each once (else
+   * INVALID_CALENDAR_IDS), in any order. One the caller may not read
+   * refuses the whole request.
    *
    * @generated from field: repeated string calendar_ids = 1;
    */
   calendarIds: string[];
 
   /**
-   * First instant of the window, included; as in SearchEvents.
+   * As in SearchEvents.
    *
    * @generated from field: string start = 2;
    */
   start: string;
 
   /**
-   * End of the window, excluded; as in SearchEvents.
+   * As in SearchEvents.
    *
    * @generated from field: string end_exclusive = 3;
    */
   endExclusive: string;
 
   /**
-   * IANA zone of the window and of local times; as in SearchEvents.
+   * As in SearchEvents.
    *
    * @generated from field: string timezone = 4;
    */
   timezone: string;
 
   /**
-   * How an occurrence must relate to the window; as in SearchEvents.
+   * As in SearchEvents.
    *
    * @generated from field: calq.v1.MatchMode match_mode = 5;
    */
   matchMode: MatchMode;
 
   /**
-   * Occurrences in this page, over all calendars together: 1 to 100, or 0
-   * for the default of 20.
+   * As in SearchEvents, over all the calendars together.
    *
    * @generated from field: int32 limit = 6;
    */
   limit: number;
 
   /**
-   * Empty for the first page; then the previous response's `next_cursor`,
-   * sent by the same caller with the same calendars (in any order), window,
-   * timezone, match_mode and text_query; only `limit` may change. It pages
-   * through the same version of every calendar, and expires as a SearchEvents
-   * cursor does.
+   * As in SearchEvents; the calendars may be named in another order.
    *
    * @generated from field: string cursor = 7;
    */
   cursor: string;
 
   /**
-   * Words that must all occur in an event; as in SearchEvents.
+   * As in SearchEvents.
    *
    * @generated from field: string text_query = 8;
    */
@@ -1314,20 +1272,15 @@ export const QueryFreeBusyResponseSchema: GenMessage<QueryFreeBusyResponse> = /*
   messageDesc(file_calq_v1_calendar_service, 20);
 
 /**
- * Asks for the first free slots of `duration_minutes` in the calendars named.
- *
- * A slot is a half-open interval [start, start + duration) of instants: the
- * duration is exact, also across a DST change. Slots start at local wall
- * times of `timezone` that are whole multiples of `step_minutes` from that
- * day's local midnight (09:00, 09:30, ...). A wall time that does not exist
- * (a spring-forward gap) starts no slot; a wall time that happens twice (a
- * fall-back fold) starts two candidate slots, one at each instant, each
- * shown with its own offset. A slot lies inside the window, overlaps no
- * blocked time of any calendar (touching is fine: a slot may start when a
- * meeting ends; what blocks time is QueryFreeBusy's rule, with tentative
- * time as `tentative` says), and, with working hours, every instant of it
- * has a local wall time within [working_hours_start, working_hours_end) of
- * one working day.
+ * A slot is a half-open interval [start, start + duration) of instants,
+ * exact across DST changes, starting at a local wall time of `timezone` that
+ * is a multiple of `step_minutes` from local midnight (09:00, 09:30, ...). A
+ * wall time skipped by a DST jump starts no slot; one that happens twice
+ * starts a slot at each instant, each shown with its offset. A slot lies in
+ * the window, overlaps no blocked time of any calendar (QueryFreeBusy's rule,
+ * tentative time as `tentative` says; it may start as a meeting ends) and,
+ * with working hours, lies within [working_hours_start, working_hours_end)
+ * of one working day, in wall time.
  *
  * @generated from message calq.v1.FindFreeSlotsRequest
  */
@@ -1377,8 +1330,7 @@ export type FindFreeSlotsRequest = Message<"calq.v1.FindFreeSlotsRequest"> & {
   stepMinutes: number;
 
   /**
-   * Whether tentative time is taken. Required: TENTATIVE_POLICY_UNSPECIFIED
-   * is refused, there is no default guess.
+   * Whether tentative time is taken; there is no default.
    *
    * @generated from field: calq.v1.TentativePolicy tentative = 7;
    */
@@ -1515,26 +1467,23 @@ export enum MatchMode {
   UNSPECIFIED = 0,
 
   /**
-   * Returns every occurrence that shares at least one instant with the window:
-   * it starts before `end_exclusive` and ends after `start`. A meeting from
-   * 08:30 to 09:30 matches a 09:00-12:00 window; one ending exactly at 09:00
-   * or starting exactly at 12:00 does not. An occurrence crossing the boundary
-   * between two adjacent windows is returned by both searches: that is the
-   * rule, not a duplicate. Zero-duration occurrences match when
-   * start <= instant < end_exclusive. All-day occurrences cover their whole
-   * days in the calendar's zone.
+   * Every occurrence sharing an instant with the window: it starts before
+   * `end_exclusive` and ends after `start`. An 08:30-09:30 meeting matches a
+   * 09:00-12:00 window, one ending at 09:00 does not; adjacent windows both
+   * return one crossing their boundary. A zero-duration occurrence matches
+   * when start <= it < end_exclusive; an all-day one covers its days in the
+   * calendar's zone. For "what is on", "am I busy".
    *
    * @generated from enum value: MATCH_MODE_OVERLAP = 1;
    */
   OVERLAP = 1,
 
   /**
-   * Returns every occurrence whose start lies in the window:
-   * start <= occurrence start < end_exclusive. A meeting from 08:30 to 09:30
-   * does not match a 09:00-12:00 window. Adjacent windows share no
-   * occurrence, so consecutive searches count each occurrence exactly once.
-   * All-day occurrences start at the first instant of their first day in the
-   * calendar's zone.
+   * Every occurrence starting in the window: start <= its start <
+   * end_exclusive. An 08:30 meeting does not match a window from 09:00;
+   * adjacent windows share no occurrence. An all-day occurrence starts at
+   * its first day's first instant in the calendar's zone. For "what starts",
+   * "how many".
    *
    * @generated from enum value: MATCH_MODE_START_WITHIN = 2;
    */
@@ -1989,22 +1938,15 @@ export const TentativePolicySchema: GenEnum<TentativePolicy> = /*@__PURE__*/
 /**
  * Read-only search over the calendars the caller may read.
  *
- * No method of this service creates, moves or cancels an event, and no result
- * grants any write power. The caller is always the authenticated principal of
- * the connection (`authorization: Bearer <token>`), never a request field.
- *
- * Every refusal is a gRPC status carrying a google.rpc.ErrorInfo (domain
- * "calq", a reason in UPPER_SNAKE_CASE, metadata) and, when a request field is
- * wrong, a google.rpc.BadRequest naming the field. Each method lists the
- * reasons it can give in its `reasons` option; calq.v1.Reason says what each
- * asks of the caller.
+ * Read-only: no method changes a calendar. The caller is the authenticated
+ * principal (`authorization: Bearer <token>`), never an argument.
  *
  * @generated from service calq.v1.CalendarService
  */
 export const CalendarService: GenService<{
   /**
    * Finds the event occurrences of one calendar that match a half-open time
-   * window, in a stable order, one page at a time. Read-only.
+   * window, in a stable order, one page at a time.
    *
    * @generated from rpc calq.v1.CalendarService.SearchEvents
    */
@@ -2015,8 +1957,8 @@ export const CalendarService: GenService<{
   },
   /**
    * Finds the event occurrences of 1 to 50 calendars that match a half-open
-   * time window, merged into one stable order, one page at a time: what is on
-   * several calendars at once. Read-only.
+   * time window, merged into one order, one page at a time: what is on
+   * several calendars at once.
    *
    * @generated from rpc calq.v1.CalendarService.SearchEventsAcrossCalendars
    */
@@ -2028,7 +1970,7 @@ export const CalendarService: GenService<{
   /**
    * One event occurrence by its event_id, with what a follow-up question
    * needs that a search result leaves out: description, organizer,
-   * attendees, links, categories and the recurrence in words. Read-only.
+   * attendees, links, categories and the recurrence in words.
    *
    * @generated from rpc calq.v1.CalendarService.GetEvent
    */
@@ -2038,7 +1980,7 @@ export const CalendarService: GenService<{
     output: typeof GetEventResponseSchema;
   },
   /**
-   * Lists the calendars the caller may read. Read-only.
+   * Lists the calendars the caller may read.
    *
    * @generated from rpc calq.v1.CalendarService.ListCalendars
    */
@@ -2053,7 +1995,7 @@ export const CalendarService: GenService<{
    * "next Friday morning" can be turned into instants before searching,
    * without inventing a place. When no zone is recorded, ask the user for
    * their time zone or city before searching; never guess one from the
-   * language, a name or a calendar. Read-only.
+   * language, a name or a calendar.
    *
    * @generated from rpc calq.v1.CalendarService.GetCallerContext
    */
@@ -2065,7 +2007,7 @@ export const CalendarService: GenService<{
   /**
    * When one or more calendars are busy in a half-open window: the blocked
    * time of each calendar and of all of them together, as merged half-open
-   * intervals. Read-only.
+   * intervals.
    *
    * @generated from rpc calq.v1.CalendarService.QueryFreeBusy
    */
@@ -2076,7 +2018,7 @@ export const CalendarService: GenService<{
   },
   /**
    * The first free slots of a given length in a half-open window, free in
-   * every calendar named, optionally within working hours. Read-only.
+   * every calendar named, optionally within working hours.
    *
    * @generated from rpc calq.v1.CalendarService.FindFreeSlots
    */

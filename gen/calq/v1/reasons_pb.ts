@@ -21,10 +21,13 @@ export const file_calq_v1_reasons: GenFile = /*@__PURE__*/
   fileDesc("ChVjYWxxL3YxL3JlYXNvbnMucHJvdG8SB2NhbHEudjEqrgcKBlJlYXNvbhIWChJSRUFTT05fVU5TUEVDSUZJRUQQABIhChdSRUFTT05fSU5WQUxJRF9JTlRFUlZBTBABGgSItRgDEiIKGFJFQVNPTl9JTlZBTElEX1RJTUVTVEFNUBACGgSItRgDEiEKF1JFQVNPTl9VTktOT1dOX1RJTUVaT05FEAMaBIi1GAMSKQofUkVBU09OX1RJTUVaT05FX09GRlNFVF9NSVNNQVRDSBAEGgSItRgDEiMKGVJFQVNPTl9BTUJJR1VPVVNfVElNRVpPTkUQBRoEiLUYAxInCh1SRUFTT05fTk9ORVhJU1RFTlRfTE9DQUxfVElNRRAGGgSItRgDEiMKGVJFQVNPTl9JTlZBTElEX01BVENIX01PREUQBxoEiLUYAxIeChRSRUFTT05fSU5WQUxJRF9MSU1JVBAIGgSItRgDEh8KFVJFQVNPTl9JTlZBTElEX0NVUlNPUhAJGgSItRgDEh8KFVJFQVNPTl9DVVJTT1JfRVhQSVJFRBAKGgSItRgJEigKHlJFQVNPTl9DQUxFTkRBUl9OT1RfQUNDRVNTSUJMRRALGgSItRgHEiAKFlJFQVNPTl9VTkFVVEhFTlRJQ0FURUQQDBoEiLUYEBIlChtSRUFTT05fUFJPVklERVJfVU5BVkFJTEFCTEUQDRoEiLUYDhIqCiBSRUFTT05fQURNSU5fQ0FQQUJJTElUWV9SRVFVSVJFRBAOGgSItRgHEiMKGVJFQVNPTl9DQUxFTkRBUl9OT1RfRk9VTkQQDxoEiLUYBRIgChZSRUFTT05fTk9UX0ZJTEVfQkFDS0VEEBAaBIi1GAkSHgoUUkVBU09OX0ZFRURfUkVKRUNURUQQERoEiLUYAxIiChhSRUFTT05fRkVFRF9OT1RfV1JJVEFCTEUQEhoEiLUYCRIZCg9SRUFTT05fSU5URVJOQUwQExoEiLUYDRIiChhSRUFTT05fTUFMRk9STUVEX1JFUVVFU1QQFBoEiLUYAxIjChlSRUFTT05fSU5WQUxJRF9URVhUX1FVRVJZEBUaBIi1GAMSJQobUkVBU09OX0lOVkFMSURfQ0FMRU5EQVJfSURTEBYaBIi1GAMSIwoZUkVBU09OX0lOVkFMSURfU0xPVF9RVUVSWRAXGgSItRgDEiAKFlJFQVNPTl9FVkVOVF9OT1RfRk9VTkQQGBoEiLUYBRImChxSRUFTT05fV09SS19CVURHRVRfRVhIQVVTVEVEEBkaBIi1GAg6SQoEY29kZRIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGNGGAyABKA4yEC5nb29nbGUucnBjLkNvZGVSBGNvZGU6SwoHcmVhc29ucxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNKGAyADKA4yDy5jYWxxLnYxLlJlYXNvblIHcmVhc29uc2IGcHJvdG8z", [file_google_protobuf_descriptor, file_google_rpc_code]);
 
 /**
- * A refusal's reason, sent as google.rpc.ErrorInfo.reason (domain "calq")
- * without the REASON_ prefix: REASON_INVALID_INTERVAL is "INVALID_INTERVAL".
- * Each value's comment says what the caller should do; its `code` option is
- * the gRPC status code it comes with.
+ * A refusal's reason. Every refusal is a gRPC status carrying a
+ * google.rpc.ErrorInfo (domain "calq", metadata, and the reason without the
+ * REASON_ prefix: REASON_INVALID_INTERVAL is "INVALID_INTERVAL") and, when a
+ * request field is wrong, a google.rpc.BadRequest naming the field. Each
+ * method lists the reasons it can give in its `reasons` option. Each value's
+ * comment says what the caller should do; its `code` option is the gRPC
+ * status code it comes with.
  *
  * @generated from enum calq.v1.Reason
  */
@@ -37,8 +40,8 @@ export enum Reason {
   UNSPECIFIED = 0,
 
   /**
-   * Restate the window; it is empty, reversed, longer than the maximum
-   * (metadata "max_window_days") or outside the supported years 1900 to 2199.
+   * Restate the window: it is empty, reversed, too long (metadata
+   * "max_window_days") or outside the years 1900 to 2199.
    *
    * @generated from enum value: REASON_INVALID_INTERVAL = 1;
    */
@@ -59,16 +62,15 @@ export enum Reason {
   UNKNOWN_TIMEZONE = 3,
 
   /**
-   * The offset written in the instant is not the zone's offset at that
-   * instant; fix the offset or the zone.
+   * The instant's offset is not the zone's offset then; fix one of them.
    *
    * @generated from enum value: REASON_TIMEZONE_OFFSET_MISMATCH = 4;
    */
   TIMEZONE_OFFSET_MISMATCH = 4,
 
   /**
-   * The local time happens twice; pick one of the two instants in the
-   * metadata ("earlier", "later") or ask the user.
+   * The wall time happens twice; send one of the instants in the metadata
+   * ("earlier", "later") or ask the user which.
    *
    * @generated from enum value: REASON_AMBIGUOUS_TIMEZONE = 5;
    */
@@ -110,8 +112,8 @@ export enum Reason {
   CURSOR_EXPIRED = 10,
 
   /**
-   * The calendar does not exist or the caller may not read it (the two are
-   * indistinguishable on purpose); stop, do not guess other ids.
+   * No such calendar, or the caller may not read it (indistinguishable on
+   * purpose); stop, do not guess other ids.
    *
    * @generated from enum value: REASON_CALENDAR_NOT_ACCESSIBLE = 11;
    */
@@ -171,9 +173,8 @@ export enum Reason {
   FEED_NOT_WRITABLE = 18,
 
   /**
-   * The server failed; tell the user and retry later, quoting the
-   * correlation id (metadata "correlation_id") if it persists. Nothing else
-   * about the fault is returned.
+   * The server failed (nothing more is said); retry later, and if it
+   * persists give the user metadata "correlation_id".
    *
    * @generated from enum value: REASON_INTERNAL = 19;
    */
@@ -189,8 +190,8 @@ export enum Reason {
   MALFORMED_REQUEST = 20,
 
   /**
-   * Send at most 200 characters and 10 words, with at least one letter or
-   * digit, or an empty text_query to search without words.
+   * Send at most 200 characters and 10 words, with a letter or digit, or no
+   * text_query.
    *
    * @generated from enum value: REASON_INVALID_TEXT_QUERY = 21;
    */
