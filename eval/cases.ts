@@ -1,16 +1,16 @@
 /**
  * The requests the tool descriptions are evaluated on: what a user says, the
- * context get_user_context would give (the service's current time, the
- * recorded zone or none), earlier turns for follow-ups, and what a careful
- * assistant does next: call search_calendar_events with these arguments, or
- * ask the user.
+ * context get_user_context and list_calendars would give (the service's
+ * current time, the recorded zone or none, the calendars the user may read),
+ * earlier turns for follow-ups, and what a careful assistant does next: call
+ * one tool with these arguments, or ask the user.
  *
  * Conventions (given to the model in the runner's system prompt, so that
  * only the tool descriptions differ between variants): morning is
  * 09:00-12:00, afternoon 12:00-17:00, evening 17:00-21:00; a week runs from
  * Monday to the next Monday; "next Friday" is the coming Friday. Questions
- * about what is on, or whether the user is free, take `overlap`; questions
- * about what starts or how many meetings there are take `start_within`.
+ * about what is on take `overlap`; questions about what starts or how many
+ * meetings there are take `start_within`.
  */
 
 /** search_calendar_events arguments, as the tool takes them. */
@@ -25,12 +25,64 @@ export interface SearchArguments {
   readonly text_query: string | null;
 }
 
-/** What get_user_context answers for this user, at this moment. */
+/** search_across_calendars arguments: a search's, with a set of calendars. */
+export interface SearchAcrossArguments extends Omit<SearchArguments, "calendar_id"> {
+  readonly calendar_ids: readonly string[];
+}
+
+/** query_free_busy arguments. */
+export interface FreeBusyArguments {
+  readonly calendar_ids: readonly string[];
+  readonly start: string;
+  readonly end_exclusive: string;
+  readonly timezone: string;
+}
+
+/** find_free_slots arguments. */
+export interface FreeSlotsArguments extends FreeBusyArguments {
+  readonly duration_minutes: number;
+  readonly step_minutes: number | null;
+  readonly tentative: "busy" | "free";
+  readonly working_hours_start: string | null;
+  readonly working_hours_end: string | null;
+  readonly working_days: readonly number[] | null;
+  readonly limit: number | null;
+}
+
+/** get_event arguments (GetEvent: one occurrence by its calendar and event id). */
+export interface GetEventArguments {
+  readonly calendar_id: string;
+  readonly event_id: string;
+}
+
+/** The tools a case may expect a call of, with their arguments. */
+export interface ToolArguments {
+  readonly search_calendar_events: SearchArguments;
+  readonly search_across_calendars: SearchAcrossArguments;
+  readonly query_free_busy: FreeBusyArguments;
+  readonly find_free_slots: FreeSlotsArguments;
+  readonly get_event: GetEventArguments;
+}
+
+/** The name of a tool a case may expect a call of. */
+export type ExpectedTool = keyof ToolArguments;
+
+/** What get_user_context and list_calendars answer for this user, at this moment. */
 export interface UserContext {
   readonly now: string;
   /** The recorded zone, or null when none is recorded. */
   readonly timezone: string | null;
   readonly primaryCalendarId: string;
+  /** The calendars the user may read, the primary among them. */
+  readonly calendars: readonly CalendarEntry[];
+}
+
+/** One calendar as list_calendars lists it. */
+export interface CalendarEntry {
+  readonly id: string;
+  readonly displayName: string;
+  /** The calendar's zone; the user's recorded zone (else UTC) when absent. */
+  readonly timezone?: string;
 }
 
 /** An earlier turn of the conversation (OpenAI chat message shape). */
@@ -46,13 +98,34 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
-/** What a clarifying question must be about: the user's time zone or place, or which of the two instants of a repeated local time. */
-export type AskTopic = "zone" | "fold";
+/**
+ * What a clarifying question must be about: the user's time zone or place,
+ * which of the two instants of a repeated local time, or whether tentative
+ * events count as busy (find_free_slots requires the choice and has no
+ * default).
+ */
+export type AskTopic = "zone" | "fold" | "tentative";
+
+/**
+ * A call of `tool` with `arguments`. `alternatives` are other argument sets
+ * of the same tool that ask calq for what the user asked just as well (a
+ * month searched in either match mode); `leftOpen` names arguments the
+ * request does not decide (how many slots to offer), so any value counts.
+ */
+export type CallExpectation = {
+  readonly [T in ExpectedTool]: {
+    readonly kind: "call";
+    readonly tool: T;
+    readonly arguments: ToolArguments[T];
+    readonly alternatives?: readonly ToolArguments[T][];
+    readonly leftOpen?: readonly (keyof ToolArguments[T] & string)[];
+  };
+}[ExpectedTool];
 
 /** What a careful assistant does next. */
 export type Expectation =
-  | { readonly kind: "call"; readonly arguments: SearchArguments }
-  /** No search yet: the assistant must ask the user about `about`. */
+  | CallExpectation
+  /** No call yet: the assistant must ask the user about `about`. */
   | { readonly kind: "ask"; readonly about: AskTopic; readonly why: string };
 
 /** One request to evaluate, with everything the scoring needs. */
@@ -71,16 +144,19 @@ const HCM = "Asia/Ho_Chi_Minh";
 const NY = "America/New_York";
 const LONDON = "Europe/London";
 
+/** One calendar, the primary "work". */
+const WORK_ONLY: readonly CalendarEntry[] = [{ id: "work", displayName: "Work" }];
+
 /** Saturday 2026-09-26, 08:00 in Ho Chi Minh City: "next Friday" is the seed's 2026-10-02. */
-const HCM_SATURDAY: UserContext = { now: "2026-09-26T01:00:00Z", timezone: HCM, primaryCalendarId: "work" };
+const HCM_SATURDAY: UserContext = { now: "2026-09-26T01:00:00Z", timezone: HCM, primaryCalendarId: "work", calendars: WORK_ONLY };
 /** Wednesday 2026-09-30, 08:00 in Ho Chi Minh City. */
-const HCM_WEDNESDAY: UserContext = { now: "2026-09-30T01:00:00Z", timezone: HCM, primaryCalendarId: "work" };
+const HCM_WEDNESDAY: UserContext = { now: "2026-09-30T01:00:00Z", timezone: HCM, primaryCalendarId: "work", calendars: WORK_ONLY };
 /** Friday 2026-10-30, 09:00 in New York: clocks fall back on Sunday 2026-11-01. */
-const NEW_YORK_FRIDAY: UserContext = { now: "2026-10-30T13:00:00Z", timezone: NY, primaryCalendarId: "work" };
+const NEW_YORK_FRIDAY: UserContext = { now: "2026-10-30T13:00:00Z", timezone: NY, primaryCalendarId: "work", calendars: WORK_ONLY };
 /** Friday 2026-10-23, 09:00 in London: clocks fall back on Sunday 2026-10-25. */
-const LONDON_FRIDAY: UserContext = { now: "2026-10-23T08:00:00Z", timezone: LONDON, primaryCalendarId: "work" };
+const LONDON_FRIDAY: UserContext = { now: "2026-10-23T08:00:00Z", timezone: LONDON, primaryCalendarId: "work", calendars: WORK_ONLY };
 /** Saturday 2026-09-26, 01:00 UTC, and no zone recorded. */
-const NO_ZONE: UserContext = { now: "2026-09-26T01:00:00Z", timezone: null, primaryCalendarId: "work" };
+const NO_ZONE: UserContext = { now: "2026-09-26T01:00:00Z", timezone: null, primaryCalendarId: "work", calendars: WORK_ONLY };
 
 function searchArguments(
   timezone: string,
@@ -103,7 +179,7 @@ function searchArguments(
 }
 
 function search(...args: Parameters<typeof searchArguments>): Expectation {
-  return { kind: "call", arguments: searchArguments(...args) };
+  return { kind: "call", tool: "search_calendar_events", arguments: searchArguments(...args) };
 }
 
 const ASK_ZONE: Expectation = { kind: "ask", about: "zone", why: "no zone is recorded and the request names no place" };
@@ -210,7 +286,13 @@ export const CASES: readonly EvalCase[] = [
     language: "en",
     context: HCM_SATURDAY,
     request: "When is my stand-up on Monday?",
-    expected: search(HCM, "2026-09-28", "2026-09-29"),
+    // Monday's events, or only those with the words of "stand-up": both find it.
+    expected: {
+      kind: "call",
+      tool: "search_calendar_events",
+      arguments: searchArguments(HCM, "2026-09-28", "2026-09-29"),
+      alternatives: [searchArguments(HCM, "2026-09-28", "2026-09-29", "overlap", { text_query: "stand-up" })],
+    },
     tags: ["relative", "day"],
   },
   {
@@ -408,7 +490,7 @@ export const CASES: readonly EvalCase[] = [
     context: HCM_SATURDAY,
     history: followUp("What do I have next week?", NEXT_WEEK_HCM, "Here are the first 20 events of next week. There are more."),
     request: "Show me more.",
-    expected: { kind: "call", arguments: { ...NEXT_WEEK_HCM, cursor: FOLLOW_UP_CURSOR } },
+    expected: { kind: "call", tool: "search_calendar_events", arguments: { ...NEXT_WEEK_HCM, cursor: FOLLOW_UP_CURSOR } },
     tags: ["follow-up"],
   },
   {
@@ -421,7 +503,7 @@ export const CASES: readonly EvalCase[] = [
       "At least 20 meetings start next week; I have not seen them all yet.",
     ),
     request: "And the rest?",
-    expected: { kind: "call", arguments: { ...NEXT_WEEK_STARTS_HCM, cursor: FOLLOW_UP_CURSOR } },
+    expected: { kind: "call", tool: "search_calendar_events", arguments: { ...NEXT_WEEK_STARTS_HCM, cursor: FOLLOW_UP_CURSOR } },
     tags: ["follow-up", "start_within"],
   },
   {
@@ -430,7 +512,7 @@ export const CASES: readonly EvalCase[] = [
     context: HCM_SATURDAY,
     history: followUp("Tuần sau tôi có lịch gì?", NEXT_WEEK_HCM, "Đây là 20 sự kiện đầu tiên của tuần sau. Vẫn còn nữa."),
     request: "Cho tôi xem tiếp.",
-    expected: { kind: "call", arguments: { ...NEXT_WEEK_HCM, cursor: FOLLOW_UP_CURSOR } },
+    expected: { kind: "call", tool: "search_calendar_events", arguments: { ...NEXT_WEEK_HCM, cursor: FOLLOW_UP_CURSOR } },
     tags: ["follow-up"],
   },
   // Vietnamese, recorded zone Asia/Ho_Chi_Minh.

@@ -1,9 +1,9 @@
 /**
  * Runs the evaluation: each case, under each description variant, is sent to
  * the chat endpoint with the variant's tools. When the model asks for the
- * user's context or calendars, it gets what the gateway would answer for the
- * case's user (same renderer); the first search call, or a reply in words,
- * ends the case and is scored.
+ * user's context or calendars (look-ups), it gets what the gateway would
+ * answer for the case's user (same renderer); the first call of any other
+ * tool, or a reply in words, ends the case and is scored.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { renderResult } from "../src/gateway/render.js";
@@ -20,7 +20,7 @@ export const SYSTEM_PROMPT = [
   'a week runs from Monday to the next Monday; "next Friday" means the coming Friday.',
 ].join(" ");
 
-/** Context and calendar look-ups a model may make before it searches. */
+/** Context and calendar look-ups a model may make before its decisive move. */
 const MAX_ROUNDS = 4;
 
 /** One model turn; the HTTP client by default, recorded answers in tests. */
@@ -90,7 +90,7 @@ export async function runCase(
         messages.push({ role: "tool", tool_call_id: call.id, content: answerFor(definition, testCase) });
       }
     }
-    return { kind: "failed", error: `no search and no reply after ${MAX_ROUNDS} rounds` };
+    return { kind: "failed", error: `only look-ups, no other call and no reply, after ${MAX_ROUNDS} rounds` };
   } catch (error) {
     return { kind: "failed", error: error instanceof Error ? error.message : String(error) };
   }
@@ -111,9 +111,13 @@ function answerFor(definition: ToolDefinition, testCase: EvalCase): string {
           primary_calendar_id: context.primaryCalendarId,
         }
       : {
-          calendars: [
-            { id: context.primaryCalendarId, display_name: "Work", timezone: context.timezone ?? "UTC", primary: true, stale: false },
-          ],
+          calendars: context.calendars.map((calendar) => ({
+            id: calendar.id,
+            display_name: calendar.displayName,
+            timezone: calendar.timezone ?? context.timezone ?? "UTC",
+            primary: calendar.id === context.primaryCalendarId,
+            stale: false,
+          })),
         };
   return `${renderResult(definition, {}, structured)}\n${JSON.stringify(structured)}`;
 }

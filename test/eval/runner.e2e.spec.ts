@@ -106,7 +106,8 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
     for (const report of evaluation.reports) {
       expect(report).toMatchObject({
         cases: 3,
-        searchCases: 2,
+        callCases: 2,
+        rightToolRate: 1,
         exactArgumentAccuracy: 0.5,
         matchModeAccuracy: 0.5,
         noZoneAskCases: 1,
