@@ -13,11 +13,18 @@ import { type AssistantMessage, type ChatEndpoint, complete as completeOverHttp 
 import { type CaseScore, type Outcome, scoreCase, summarize, type VariantReport } from "./scoring.js";
 import type { DescriptionVariant } from "./variants.js";
 
-/** What the user's assistant app says up front: the conventions the cases assume, nothing about the tools. */
+/**
+ * What the user's assistant app says up front: the conventions the cases
+ * assume, in the user's words, never naming a tool or an argument, so that
+ * the variants differ only in their tool descriptions.
+ */
 export const SYSTEM_PROMPT = [
   "You are a calendar assistant. Use the tools to answer questions about the user's calendar.",
   "Conventions of this app: morning is 09:00-12:00, afternoon 12:00-17:00, evening 17:00-21:00;",
-  'a week runs from Monday to the next Monday; "next Friday" means the coming Friday.',
+  'a week runs from Monday to the next Monday; "next Friday" means the coming Friday;',
+  'work hours are 09:00-17:00, Monday to Friday; a time given without a length means the hour from it ("at 3 pm" is 15:00-16:00);',
+  "meetings start on the hour or the half hour;",
+  '"my calendar" is the user\'s primary calendar, and "my calendars" or "all my calendars" every calendar the user has.',
 ].join(" ");
 
 /** Context and calendar look-ups a model may make before its decisive move. */

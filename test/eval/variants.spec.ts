@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SYSTEM_PROMPT } from "../../eval/runner.js";
 import { VARIANTS, variantNamed } from "../../eval/variants.js";
 import type { OpenAiTool } from "../../src/gateway/formats.js";
 import { buildToolCatalog } from "../../src/gateway/tool-schemas.js";
@@ -26,6 +27,14 @@ describe("description variants stay comparable", () => {
       expect(tools.map((tool) => tool.function.name)).toEqual(full.map((tool) => tool.function.name));
       expect(tools.map((tool) => withoutDescriptions(tool))).toEqual(full.map((tool) => withoutDescriptions(tool)));
     }
+  });
+
+  it("share a system prompt that names no tool, no argument and no match mode, so it cannot stand in for a description", () => {
+    const names = definitions.flatMap((definition) => [
+      definition.name,
+      ...Object.keys((definition.inputSchema.properties ?? {}) as Record<string, unknown>).filter((name) => name.includes("_")),
+    ]);
+    for (const name of [...names, "overlap", "start_within", "tentative"]) expect(SYSTEM_PROMPT, name).not.toContain(name);
   });
 
   it("cut terse at whole sentences of the full text, for every tool and property, never at a colon", () => {
