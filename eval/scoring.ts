@@ -255,7 +255,7 @@ const ARGUMENT_RULES: { readonly [T in ExpectedTool]: { readonly [A in keyof Too
 };
 
 /** The tools a case may expect, in report order. */
-export const EXPECTED_TOOLS = Object.keys(ARGUMENT_RULES) as ExpectedTool[];
+const EXPECTED_TOOLS = Object.keys(ARGUMENT_RULES) as ExpectedTool[];
 
 function calendarOf(id: unknown, primaryCalendarId: string): unknown {
   return id === "primary" ? primaryCalendarId : id;
