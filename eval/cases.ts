@@ -1,17 +1,43 @@
 /**
  * The requests the tool descriptions are evaluated on: what a user says, the
- * context get_user_context would give (the service's current time, the
- * recorded zone or none), earlier turns for follow-ups, and what a careful
- * assistant does next: call search_calendar_events with these arguments, or
- * ask the user.
+ * context get_user_context and list_calendars would give (the service's
+ * current time, the recorded zone or none, the calendars the user may read),
+ * earlier turns for follow-ups, and what a careful assistant does next: call
+ * one tool with these arguments, or ask the user.
  *
  * Conventions (given to the model in the runner's system prompt, so that
  * only the tool descriptions differ between variants): morning is
  * 09:00-12:00, afternoon 12:00-17:00, evening 17:00-21:00; a week runs from
- * Monday to the next Monday; "next Friday" is the coming Friday. Questions
- * about what is on, or whether the user is free, take `overlap`; questions
- * about what starts or how many meetings there are take `start_within`.
+ * Monday to the next Monday; "next Friday" is the coming Friday; work hours
+ * are 09:00-17:00, Monday to Friday; a time without a length is the hour
+ * from it; meetings start on the hour or the half hour (find_free_slots'
+ * default step); "my calendar" is the primary calendar, "my calendars" all
+ * of the user's.
+ *
+ * What a careful assistant does, by question:
+ * - what is on: a search in `overlap`; what starts or how many: `start_within`;
+ * - whether the user is free: query_free_busy; a time to meet: find_free_slots;
+ * - several calendars at once ("my calendars", "X and Y calendars"):
+ *   search_across_calendars. The case's user has those calendars in its
+ *   context; the runner answers list_calendars with them, as it answers
+ *   get_user_context, and neither look-up is the scored move. The expected
+ *   call names the calendars the user means, "primary" for the primary one
+ *   (its id counts the same);
+ * - an event by its words ("my dentist appointment"): text_query holds the
+ *   words the event's title would have, not the user's whole phrase ("khám
+ *   răng", not "lịch khám răng": every word must occur in the event);
+ * - details an earlier search did not show (a meeting link, the attendees,
+ *   an address): get_event with the calendar and event id of that search's
+ *   result line;
+ * - free slots: `tentative` has no default. When the user says how to treat
+ *   tentative events, the case expects that; when not, the assistant asks
+ *   (ASK_TENTATIVE), since the choice changes which slots are free. How many
+ *   slots to offer is left open unless the user says;
+ * - a local time that happens twice (a fall-back fold): ask which one.
  */
+import type { JsonObject } from "@bufbuild/protobuf";
+import { renderResult } from "../src/gateway/render.js";
+import { buildToolCatalog } from "../src/gateway/tool-schemas.js";
 
 /** search_calendar_events arguments, as the tool takes them. */
 export interface SearchArguments {
@@ -25,12 +51,64 @@ export interface SearchArguments {
   readonly text_query: string | null;
 }
 
-/** What get_user_context answers for this user, at this moment. */
+/** search_across_calendars arguments: a search's, with a set of calendars. */
+export interface SearchAcrossArguments extends Omit<SearchArguments, "calendar_id"> {
+  readonly calendar_ids: readonly string[];
+}
+
+/** query_free_busy arguments. */
+export interface FreeBusyArguments {
+  readonly calendar_ids: readonly string[];
+  readonly start: string;
+  readonly end_exclusive: string;
+  readonly timezone: string;
+}
+
+/** find_free_slots arguments. */
+export interface FreeSlotsArguments extends FreeBusyArguments {
+  readonly duration_minutes: number;
+  readonly step_minutes: number | null;
+  readonly tentative: "busy" | "free";
+  readonly working_hours_start: string | null;
+  readonly working_hours_end: string | null;
+  readonly working_days: readonly number[] | null;
+  readonly limit: number | null;
+}
+
+/** get_event arguments (GetEvent: one occurrence by its calendar and event id). */
+export interface GetEventArguments {
+  readonly calendar_id: string;
+  readonly event_id: string;
+}
+
+/** The tools a case may expect a call of, with their arguments. */
+export interface ToolArguments {
+  readonly search_calendar_events: SearchArguments;
+  readonly search_across_calendars: SearchAcrossArguments;
+  readonly query_free_busy: FreeBusyArguments;
+  readonly find_free_slots: FreeSlotsArguments;
+  readonly get_event: GetEventArguments;
+}
+
+/** The name of a tool a case may expect a call of. */
+export type ExpectedTool = keyof ToolArguments;
+
+/** What get_user_context and list_calendars answer for this user, at this moment. */
 export interface UserContext {
   readonly now: string;
   /** The recorded zone, or null when none is recorded. */
   readonly timezone: string | null;
   readonly primaryCalendarId: string;
+  /** The calendars the user may read, the primary among them. */
+  readonly calendars: readonly CalendarEntry[];
+}
+
+/** One calendar as list_calendars lists it. */
+export interface CalendarEntry {
+  readonly id: string;
+  readonly displayName: string;
+  /** The calendar's zone; the user's recorded zone (else UTC) when absent. */
+  readonly timezone?: string;
 }
 
 /** An earlier turn of the conversation (OpenAI chat message shape). */
@@ -46,13 +124,34 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
-/** What a clarifying question must be about: the user's time zone or place, or which of the two instants of a repeated local time. */
-export type AskTopic = "zone" | "fold";
+/**
+ * What a clarifying question must be about: the user's time zone or place,
+ * which of the two instants of a repeated local time, or whether tentative
+ * events count as busy (find_free_slots requires the choice and has no
+ * default).
+ */
+export type AskTopic = "zone" | "fold" | "tentative";
+
+/**
+ * A call of `tool` with `arguments`. `alternatives` are other argument sets
+ * of the same tool that ask calq for what the user asked just as well (a
+ * month searched in either match mode); `leftOpen` names arguments the
+ * request does not decide (how many slots to offer), so any value counts.
+ */
+export type CallExpectation = {
+  readonly [T in ExpectedTool]: {
+    readonly kind: "call";
+    readonly tool: T;
+    readonly arguments: ToolArguments[T];
+    readonly alternatives?: readonly ToolArguments[T][];
+    readonly leftOpen?: readonly (keyof ToolArguments[T] & string)[];
+  };
+}[ExpectedTool];
 
 /** What a careful assistant does next. */
 export type Expectation =
-  | { readonly kind: "call"; readonly arguments: SearchArguments }
-  /** No search yet: the assistant must ask the user about `about`. */
+  | CallExpectation
+  /** No call yet: the assistant must ask the user about `about`. */
   | { readonly kind: "ask"; readonly about: AskTopic; readonly why: string };
 
 /** One request to evaluate, with everything the scoring needs. */
@@ -71,16 +170,19 @@ const HCM = "Asia/Ho_Chi_Minh";
 const NY = "America/New_York";
 const LONDON = "Europe/London";
 
+/** One calendar, the primary "work". */
+const WORK_ONLY: readonly CalendarEntry[] = [{ id: "work", displayName: "Work" }];
+
 /** Saturday 2026-09-26, 08:00 in Ho Chi Minh City: "next Friday" is the seed's 2026-10-02. */
-const HCM_SATURDAY: UserContext = { now: "2026-09-26T01:00:00Z", timezone: HCM, primaryCalendarId: "work" };
+const HCM_SATURDAY: UserContext = { now: "2026-09-26T01:00:00Z", timezone: HCM, primaryCalendarId: "work", calendars: WORK_ONLY };
 /** Wednesday 2026-09-30, 08:00 in Ho Chi Minh City. */
-const HCM_WEDNESDAY: UserContext = { now: "2026-09-30T01:00:00Z", timezone: HCM, primaryCalendarId: "work" };
+const HCM_WEDNESDAY: UserContext = { now: "2026-09-30T01:00:00Z", timezone: HCM, primaryCalendarId: "work", calendars: WORK_ONLY };
 /** Friday 2026-10-30, 09:00 in New York: clocks fall back on Sunday 2026-11-01. */
-const NEW_YORK_FRIDAY: UserContext = { now: "2026-10-30T13:00:00Z", timezone: NY, primaryCalendarId: "work" };
+const NEW_YORK_FRIDAY: UserContext = { now: "2026-10-30T13:00:00Z", timezone: NY, primaryCalendarId: "work", calendars: WORK_ONLY };
 /** Friday 2026-10-23, 09:00 in London: clocks fall back on Sunday 2026-10-25. */
-const LONDON_FRIDAY: UserContext = { now: "2026-10-23T08:00:00Z", timezone: LONDON, primaryCalendarId: "work" };
+const LONDON_FRIDAY: UserContext = { now: "2026-10-23T08:00:00Z", timezone: LONDON, primaryCalendarId: "work", calendars: WORK_ONLY };
 /** Saturday 2026-09-26, 01:00 UTC, and no zone recorded. */
-const NO_ZONE: UserContext = { now: "2026-09-26T01:00:00Z", timezone: null, primaryCalendarId: "work" };
+const NO_ZONE: UserContext = { now: "2026-09-26T01:00:00Z", timezone: null, primaryCalendarId: "work", calendars: WORK_ONLY };
 
 function searchArguments(
   timezone: string,
@@ -103,7 +205,7 @@ function searchArguments(
 }
 
 function search(...args: Parameters<typeof searchArguments>): Expectation {
-  return { kind: "call", arguments: searchArguments(...args) };
+  return { kind: "call", tool: "search_calendar_events", arguments: searchArguments(...args) };
 }
 
 const ASK_ZONE: Expectation = { kind: "ask", about: "zone", why: "no zone is recorded and the request names no place" };
@@ -138,8 +240,200 @@ export const FOLLOW_UP_CURSOR = "eyJ2IjoxfQ.k1.c2lnbmF0dXJl";
 const NEXT_WEEK_HCM = searchArguments(HCM, "2026-09-28", "2026-10-05");
 const NEXT_WEEK_STARTS_HCM = searchArguments(HCM, "2026-09-28", "2026-10-05", "start_within");
 
-/** Every case, English and Vietnamese. */
-export const CASES: readonly EvalCase[] = [
+/** Every calendar of the users of the "my calendars" cases: work (primary), personal and family. */
+const MY_CALENDARS: readonly CalendarEntry[] = [
+  { id: "work", displayName: "Work" },
+  { id: "personal", displayName: "Personal (Cá nhân)" },
+  { id: "family", displayName: "Family (Gia đình)" },
+];
+/** "all my calendars", as the cases expect them named: the primary by its alias, the others by id. */
+const ALL_MINE = ["primary", "personal", "family"];
+
+/** Work (primary) and a colleague's calendar shared with the user. */
+const WITH_BINH: readonly CalendarEntry[] = [
+  { id: "work", displayName: "Work" },
+  { id: "binh", displayName: "Bình Nguyễn (shared with you)" },
+];
+/** The user and Binh. */
+const ME_AND_BINH = ["primary", "binh"];
+
+function searchAcross(
+  calendarIds: readonly string[],
+  timezone: string,
+  start: string,
+  endExclusive: string,
+  mode: SearchArguments["match_mode"] = "overlap",
+  extra: Partial<SearchAcrossArguments> = {},
+): SearchAcrossArguments {
+  const { calendar_id: _one, ...rest } = searchArguments(timezone, start, endExclusive, mode);
+  return { ...rest, calendar_ids: calendarIds, ...extra };
+}
+
+function across(...args: Parameters<typeof searchAcross>): Expectation {
+  return { kind: "call", tool: "search_across_calendars", arguments: searchAcross(...args) };
+}
+
+/** A search by words over a window in either match mode: for "when is my ...", where the window is wide and its edges do not matter. */
+function wordsInEitherMode(timezone: string, start: string, endExclusive: string, textQuery: string): Expectation {
+  return {
+    kind: "call",
+    tool: "search_calendar_events",
+    arguments: searchArguments(timezone, start, endExclusive, "overlap", { text_query: textQuery }),
+    alternatives: [searchArguments(timezone, start, endExclusive, "start_within", { text_query: textQuery })],
+  };
+}
+
+function freeBusy(calendarIds: readonly string[], timezone: string, start: string, endExclusive: string): Expectation {
+  return { kind: "call", tool: "query_free_busy", arguments: { calendar_ids: calendarIds, start, end_exclusive: endExclusive, timezone } };
+}
+
+function slotArguments(
+  calendarIds: readonly string[],
+  timezone: string,
+  start: string,
+  endExclusive: string,
+  durationMinutes: number,
+  tentative: FreeSlotsArguments["tentative"],
+  extra: Partial<FreeSlotsArguments> = {},
+): FreeSlotsArguments {
+  return {
+    calendar_ids: calendarIds,
+    start,
+    end_exclusive: endExclusive,
+    timezone,
+    duration_minutes: durationMinutes,
+    step_minutes: null,
+    tentative,
+    working_hours_start: null,
+    working_hours_end: null,
+    working_days: null,
+    limit: null,
+    ...extra,
+  };
+}
+
+/** The app's work hours (runner.ts SYSTEM_PROMPT): 09:00-17:00, Monday to Friday (no working_days: calq's default). */
+const WORK_HOURS: Partial<FreeSlotsArguments> = { working_hours_start: "09:00", working_hours_end: "17:00" };
+
+/**
+ * Free slots; when the user names no number of slots, how many to offer is
+ * the assistant's choice (`limit` left open).
+ */
+function slots(args: FreeSlotsArguments, alternatives: readonly FreeSlotsArguments[] = []): Expectation {
+  return {
+    kind: "call",
+    tool: "find_free_slots",
+    arguments: args,
+    ...(alternatives.length === 0 ? {} : { alternatives }),
+    ...(args.limit === null ? { leftOpen: ["limit"] } : {}),
+  };
+}
+
+const ASK_TENTATIVE: Expectation = {
+  kind: "ask",
+  about: "tentative",
+  why: "find_free_slots needs to know whether tentative events block time, the user did not say, and nothing gives a default",
+};
+
+const ASK_FOLD_NY: Expectation = { kind: "ask", about: "fold", why: "01:30 happens twice on 2026-11-01 in New York" };
+const ASK_FOLD_LONDON: Expectation = { kind: "ask", about: "fold", why: "01:30 happens twice on 2026-10-25 in London" };
+
+function getEvent(calendarId: string, eventId: string): Expectation {
+  return { kind: "call", tool: "get_event", arguments: { calendar_id: calendarId, event_id: eventId } };
+}
+
+/** An event as an earlier search showed it: the facts its result line renders, and its id. */
+interface ListedEvent {
+  readonly eventId: string;
+  readonly calendarId: string;
+  readonly summary: string;
+  readonly location?: string;
+  /** RFC 3339 with the offset of the search's zone. */
+  readonly startLocal: string;
+  readonly endLocal: string;
+  readonly windowRelation?: "inside" | "crosses_start" | "crosses_end" | "spans";
+}
+
+const TOOLS = buildToolCatalog().tools;
+
+/**
+ * A finished search, then the assistant's summary: the user's question, the
+ * call, and its result as the gateway renders it (src/gateway/render.ts),
+ * each occurrence line ending in "id <event_id>" so that a follow-up can ask
+ * get_event about one of them. The renderer writes that id once get_event
+ * exists (issue 11); where it does not yet, the line gets it here, in the
+ * same form.
+ */
+function searchTurns(
+  question: string,
+  call:
+    | { readonly tool: "search_calendar_events"; readonly arguments: SearchArguments }
+    | { readonly tool: "search_across_calendars"; readonly arguments: SearchAcrossArguments },
+  events: readonly ListedEvent[],
+  reply: string,
+  primaryCalendarId: string,
+): ChatMessage[] {
+  const args = call.arguments;
+  const calendarIds = "calendar_ids" in args ? args.calendar_ids : [args.calendar_id];
+  const resolved = calendarIds.map((id) => (id === "primary" ? primaryCalendarId : id)).sort();
+  const occurrences = events.map((event) => ({
+    event_id: event.eventId,
+    calendar_id: event.calendarId,
+    summary: event.summary,
+    location: event.location ?? "",
+    start_local: event.startLocal,
+    end_local: event.endLocal,
+    all_day: false,
+    start_date: "",
+    end_date_exclusive: "",
+    window_relation: event.windowRelation ?? "inside",
+    status: "confirmed",
+  }));
+  const result: JsonObject =
+    call.tool === "search_calendar_events"
+      ? {
+          events: occurrences,
+          next_cursor: "",
+          query: { calendar_id: resolved[0], timezone: args.timezone, match_mode: args.match_mode },
+          stale: false,
+          partial: false,
+        }
+      : {
+          events: occurrences,
+          next_cursor: "",
+          query: { calendar_ids: resolved, timezone: args.timezone, match_mode: args.match_mode },
+          calendars: resolved.map((id) => ({ calendar_id: id, stale: false })),
+          partial: false,
+        };
+  const definition = TOOLS.find((tool) => tool.name === call.tool)!;
+  let next = 0;
+  const text = renderResult(definition, { ...args }, result)
+    .split("\n")
+    .map((line) => {
+      if (!line.startsWith("- ")) return line;
+      const id = `id ${events[next++].eventId}`;
+      return line.endsWith(id) ? line : `${line} ${id}`;
+    })
+    .join("\n");
+  const id = "call_search";
+  return [
+    { role: "user", content: question },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: call.tool, arguments: JSON.stringify(args) } }],
+    },
+    { role: "tool", tool_call_id: id, content: text },
+    { role: "assistant", content: reply },
+  ];
+}
+
+/**
+ * Searches of one calendar by time window: the first set of cases. Whether
+ * the user is free is asked of query_free_busy, which applies what blocks
+ * time (transparent events do not); a search lists events, blocking or not.
+ */
+const ONE_CALENDAR_CASES: readonly EvalCase[] = [
   // English, recorded zone Asia/Ho_Chi_Minh, on Saturday 2026-09-26.
   {
     id: "en-next-friday-morning",
@@ -186,7 +480,7 @@ export const CASES: readonly EvalCase[] = [
     language: "en",
     context: HCM_SATURDAY,
     request: "Am I free next Friday afternoon?",
-    expected: search(HCM, "2026-10-02T12:00:00+07:00", "2026-10-02T17:00:00+07:00"),
+    expected: freeBusy(["primary"], HCM, "2026-10-02T12:00:00+07:00", "2026-10-02T17:00:00+07:00"),
     tags: ["relative", "free"],
   },
   {
@@ -210,7 +504,13 @@ export const CASES: readonly EvalCase[] = [
     language: "en",
     context: HCM_SATURDAY,
     request: "When is my stand-up on Monday?",
-    expected: search(HCM, "2026-09-28", "2026-09-29"),
+    // Monday's events, or only those with the words of "stand-up": both find it.
+    expected: {
+      kind: "call",
+      tool: "search_calendar_events",
+      arguments: searchArguments(HCM, "2026-09-28", "2026-09-29"),
+      alternatives: [searchArguments(HCM, "2026-09-28", "2026-09-29", "overlap", { text_query: "stand-up" })],
+    },
     tags: ["relative", "day"],
   },
   {
@@ -408,7 +708,7 @@ export const CASES: readonly EvalCase[] = [
     context: HCM_SATURDAY,
     history: followUp("What do I have next week?", NEXT_WEEK_HCM, "Here are the first 20 events of next week. There are more."),
     request: "Show me more.",
-    expected: { kind: "call", arguments: { ...NEXT_WEEK_HCM, cursor: FOLLOW_UP_CURSOR } },
+    expected: { kind: "call", tool: "search_calendar_events", arguments: { ...NEXT_WEEK_HCM, cursor: FOLLOW_UP_CURSOR } },
     tags: ["follow-up"],
   },
   {
@@ -421,7 +721,7 @@ export const CASES: readonly EvalCase[] = [
       "At least 20 meetings start next week; I have not seen them all yet.",
     ),
     request: "And the rest?",
-    expected: { kind: "call", arguments: { ...NEXT_WEEK_STARTS_HCM, cursor: FOLLOW_UP_CURSOR } },
+    expected: { kind: "call", tool: "search_calendar_events", arguments: { ...NEXT_WEEK_STARTS_HCM, cursor: FOLLOW_UP_CURSOR } },
     tags: ["follow-up", "start_within"],
   },
   {
@@ -430,7 +730,7 @@ export const CASES: readonly EvalCase[] = [
     context: HCM_SATURDAY,
     history: followUp("Tuần sau tôi có lịch gì?", NEXT_WEEK_HCM, "Đây là 20 sự kiện đầu tiên của tuần sau. Vẫn còn nữa."),
     request: "Cho tôi xem tiếp.",
-    expected: { kind: "call", arguments: { ...NEXT_WEEK_HCM, cursor: FOLLOW_UP_CURSOR } },
+    expected: { kind: "call", tool: "search_calendar_events", arguments: { ...NEXT_WEEK_HCM, cursor: FOLLOW_UP_CURSOR } },
     tags: ["follow-up"],
   },
   // Vietnamese, recorded zone Asia/Ho_Chi_Minh.
@@ -463,7 +763,7 @@ export const CASES: readonly EvalCase[] = [
     language: "vi",
     context: HCM_SATURDAY,
     request: "Chiều thứ Sáu tới tôi có rảnh không?",
-    expected: search(HCM, "2026-10-02T12:00:00+07:00", "2026-10-02T17:00:00+07:00"),
+    expected: freeBusy(["primary"], HCM, "2026-10-02T12:00:00+07:00", "2026-10-02T17:00:00+07:00"),
     tags: ["relative", "free"],
   },
   {
@@ -540,3 +840,556 @@ export const CASES: readonly EvalCase[] = [
     tags: ["no-zone", "named-place", "seed"],
   },
 ];
+
+/** Contexts of the cases below: the same moments, with the calendars each needs. */
+const HCM_SATURDAY_MINE: UserContext = { ...HCM_SATURDAY, calendars: MY_CALENDARS };
+const HCM_WEDNESDAY_BINH: UserContext = { ...HCM_WEDNESDAY, calendars: WITH_BINH };
+const NEW_YORK_FRIDAY_MINE: UserContext = { ...NEW_YORK_FRIDAY, calendars: MY_CALENDARS };
+const LONDON_FRIDAY_MINE: UserContext = { ...LONDON_FRIDAY, calendars: MY_CALENDARS };
+
+/**
+ * "My calendars" and named calendars: search_across_calendars. The model
+ * learns the user's calendars by calling list_calendars, which the runner
+ * answers from the case's context like get_user_context; that look-up is
+ * not scored. The expected call names every calendar the user means.
+ */
+const ACROSS_CALENDARS_CASES: readonly EvalCase[] = [
+  {
+    id: "en-mine-tomorrow",
+    language: "en",
+    context: HCM_SATURDAY_MINE,
+    request: "What's on all my calendars tomorrow?",
+    expected: across(ALL_MINE, HCM, "2026-09-27", "2026-09-28"),
+    tags: ["my-calendars", "relative", "day"],
+  },
+  {
+    id: "vi-mine-tomorrow",
+    language: "vi",
+    context: HCM_SATURDAY_MINE,
+    request: "Ngày mai trên tất cả các lịch của tôi có gì?",
+    expected: across(ALL_MINE, HCM, "2026-09-27", "2026-09-28"),
+    tags: ["my-calendars", "relative", "day"],
+  },
+  {
+    id: "en-mine-count-next-week",
+    language: "en",
+    context: HCM_SATURDAY_MINE,
+    request: "How many events start next week across all my calendars?",
+    expected: across(ALL_MINE, HCM, "2026-09-28", "2026-10-05", "start_within"),
+    tags: ["my-calendars", "week", "start_within"],
+  },
+  {
+    id: "vi-mine-friday-morning",
+    language: "vi",
+    context: HCM_SATURDAY_MINE,
+    request: "Sáng thứ Sáu tới, trên các lịch của tôi có những gì?",
+    expected: across(ALL_MINE, HCM, "2026-10-02T09:00:00+07:00", "2026-10-02T12:00:00+07:00"),
+    tags: ["my-calendars", "relative", "seed"],
+  },
+  {
+    id: "en-personal-family-tomorrow",
+    language: "en",
+    context: HCM_SATURDAY_MINE,
+    request: "What's on my personal and family calendars tomorrow?",
+    expected: across(["personal", "family"], HCM, "2026-09-27", "2026-09-28"),
+    tags: ["named-calendars", "relative", "day"],
+  },
+  {
+    id: "vi-family-personal-next-week",
+    language: "vi",
+    context: HCM_SATURDAY_MINE,
+    request: "Tuần sau lịch Gia đình và lịch Cá nhân của tôi có gì?",
+    expected: across(["family", "personal"], HCM, "2026-09-28", "2026-10-05"),
+    tags: ["named-calendars", "week"],
+  },
+  {
+    id: "en-ny-mine-sunday-dst",
+    language: "en",
+    context: NEW_YORK_FRIDAY_MINE,
+    request: "What's on all my calendars this Sunday? The clocks change that night.",
+    expected: across(ALL_MINE, NY, "2026-11-01", "2026-11-02"),
+    tags: ["my-calendars", "dst", "day"],
+  },
+  {
+    id: "vi-london-mine-weekend-dst",
+    language: "vi",
+    context: LONDON_FRIDAY_MINE,
+    request: "Cuối tuần này trên tất cả các lịch của tôi có gì?",
+    expected: across(ALL_MINE, LONDON, "2026-10-24", "2026-10-26"),
+    tags: ["my-calendars", "dst", "days"],
+  },
+  {
+    id: "vi-mine-birthdays-october",
+    language: "vi",
+    context: HCM_SATURDAY_MINE,
+    request: "Tìm các lịch có chữ “sinh nhật” trên tất cả các lịch của tôi trong tháng 10.",
+    expected: {
+      kind: "call",
+      tool: "search_across_calendars",
+      arguments: searchAcross(ALL_MINE, HCM, "2026-10-01", "2026-11-01", "overlap", { text_query: "sinh nhật" }),
+      alternatives: [searchAcross(ALL_MINE, HCM, "2026-10-01", "2026-11-01", "start_within", { text_query: "sinh nhật" })],
+    },
+    tags: ["my-calendars", "text", "month"],
+  },
+];
+
+/** An event by its words: search_calendar_events with text_query. */
+const TEXT_QUERY_CASES: readonly EvalCase[] = [
+  {
+    id: "en-dentist-october",
+    language: "en",
+    context: HCM_SATURDAY,
+    request: "When is my dentist appointment in October?",
+    // "appointment" is the user's word for the event, not one its title must hold.
+    expected: wordsInEitherMode(HCM, "2026-10-01", "2026-11-01", "dentist"),
+    tags: ["text", "month"],
+  },
+  {
+    id: "vi-kham-rang-october",
+    language: "vi",
+    context: HCM_SATURDAY,
+    request: "Lịch khám răng của tôi trong tháng 10 là khi nào?",
+    // "lịch" is the appointment itself; "khám răng" (dental check-up) is what its title says. "kham rang" is the same query.
+    expected: wordsInEitherMode(HCM, "2026-10-01", "2026-11-01", "khám răng"),
+    tags: ["text", "month", "diacritics"],
+  },
+  {
+    id: "en-budget-next-week",
+    language: "en",
+    context: HCM_SATURDAY,
+    request: "Which of my events next week mention the budget?",
+    expected: search(HCM, "2026-09-28", "2026-10-05", "overlap", { text_query: "budget" }),
+    tags: ["text", "week"],
+  },
+  {
+    id: "vi-hop-this-week",
+    language: "vi",
+    context: HCM_WEDNESDAY,
+    request: "Tuần này có những lịch nào có chữ “họp”?",
+    // "hop" finds "Họp" too: the same query.
+    expected: search(HCM, "2026-09-28", "2026-10-05", "overlap", { text_query: "họp" }),
+    tags: ["text", "week", "diacritics"],
+  },
+  {
+    id: "en-yoga-next-week",
+    language: "en",
+    context: HCM_SATURDAY,
+    request: "Find my yoga classes next week.",
+    expected: search(HCM, "2026-09-28", "2026-10-05", "overlap", { text_query: "yoga" }),
+    tags: ["text", "week"],
+  },
+  {
+    id: "vi-phong-van-next-week",
+    language: "vi",
+    context: HCM_SATURDAY,
+    request: "Tuần sau tôi có buổi phỏng vấn nào không? Tìm theo chữ “phỏng vấn”.",
+    expected: search(HCM, "2026-09-28", "2026-10-05", "overlap", { text_query: "phỏng vấn" }),
+    tags: ["text", "week", "diacritics"],
+  },
+];
+
+/** Next Friday morning in Ho Chi Minh City, as an earlier search listed it. */
+const FRIDAY_MORNING_EVENTS: readonly ListedEvent[] = [
+  {
+    eventId: "a41f0c9e2b17_20261002T020000Z",
+    calendarId: "work",
+    summary: "Stand-up",
+    startLocal: "2026-10-02T09:00:00+07:00",
+    endLocal: "2026-10-02T09:15:00+07:00",
+  },
+  {
+    eventId: "5c1e0a9b7d24_20261002T030000Z",
+    calendarId: "work",
+    summary: "Sprint planning",
+    location: "Room 4.2",
+    startLocal: "2026-10-02T10:00:00+07:00",
+    endLocal: "2026-10-02T11:00:00+07:00",
+  },
+  {
+    eventId: "e90d3b6a1f55",
+    calendarId: "work",
+    summary: "Lunch with Minh",
+    location: "Phở 24",
+    startLocal: "2026-10-02T11:30:00+07:00",
+    endLocal: "2026-10-02T12:30:00+07:00",
+    windowRelation: "crosses_end",
+  },
+];
+
+const FRIDAY_MORNING = searchArguments(HCM, "2026-10-02T09:00:00+07:00", "2026-10-02T12:00:00+07:00");
+
+/** Thursday 2026-10-01 in Ho Chi Minh City, as an earlier search listed it. */
+const THURSDAY_EVENTS: readonly ListedEvent[] = [
+  {
+    eventId: "c3d2e1f0a9b8",
+    calendarId: "work",
+    summary: "Họp với khách hàng ABC",
+    location: "Phòng 3",
+    startLocal: "2026-10-01T09:30:00+07:00",
+    endLocal: "2026-10-01T10:30:00+07:00",
+  },
+  {
+    eventId: "77ab12cd34ef_20261001T070000Z",
+    calendarId: "work",
+    summary: "Design review",
+    startLocal: "2026-10-01T14:00:00+07:00",
+    endLocal: "2026-10-01T15:00:00+07:00",
+  },
+  {
+    eventId: "0b9e8f7a6c5d",
+    calendarId: "work",
+    summary: "1:1 with Lan",
+    startLocal: "2026-10-01T16:00:00+07:00",
+    endLocal: "2026-10-01T16:30:00+07:00",
+  },
+];
+
+const THURSDAY = searchArguments(HCM, "2026-10-01", "2026-10-02");
+
+/** Sunday 2026-09-27 on all of a user's calendars, as an earlier search listed it. */
+const SUNDAY_EVENTS: readonly ListedEvent[] = [
+  {
+    eventId: "9d8c7b6a5f4e_20260927T000000Z",
+    calendarId: "personal",
+    summary: "Morning run",
+    startLocal: "2026-09-27T07:00:00+07:00",
+    endLocal: "2026-09-27T08:00:00+07:00",
+  },
+  {
+    eventId: "f1e2d3c4b5a6",
+    calendarId: "family",
+    summary: "Family dinner",
+    location: "Nhà hàng Ngon",
+    startLocal: "2026-09-27T18:30:00+07:00",
+    endLocal: "2026-09-27T20:30:00+07:00",
+  },
+];
+
+const SUNDAY_MINE = searchAcross(ALL_MINE, HCM, "2026-09-27", "2026-09-28");
+
+/**
+ * Details an earlier search did not show (a meeting link, the attendees, an
+ * address): get_event with the calendar and event id of the result line the
+ * user means. The history holds that search as the gateway renders it
+ * (searchTurns).
+ */
+const EVENT_DETAIL_CASES: readonly EvalCase[] = [
+  {
+    id: "en-event-meeting-link",
+    language: "en",
+    context: HCM_SATURDAY,
+    history: searchTurns(
+      "What meetings do I have next Friday morning?",
+      { tool: "search_calendar_events", arguments: FRIDAY_MORNING },
+      FRIDAY_MORNING_EVENTS,
+      "Next Friday morning: the stand-up at 09:00, sprint planning at 10:00 in Room 4.2, and lunch with Minh from 11:30.",
+      "work",
+    ),
+    request: "What's the meeting link for the 10:00?",
+    expected: getEvent("primary", "5c1e0a9b7d24_20261002T030000Z"),
+    tags: ["follow-up", "event"],
+  },
+  {
+    id: "vi-event-meeting-link",
+    language: "vi",
+    context: HCM_SATURDAY,
+    history: searchTurns(
+      "Sáng thứ Sáu tới tôi có cuộc họp nào?",
+      { tool: "search_calendar_events", arguments: FRIDAY_MORNING },
+      FRIDAY_MORNING_EVENTS,
+      "Sáng thứ Sáu tới bạn có stand-up lúc 9 giờ, sprint planning lúc 10 giờ ở phòng 4.2, và ăn trưa với Minh từ 11 giờ 30.",
+      "work",
+    ),
+    request: "Cho tôi link họp của cuộc họp lúc 10 giờ.",
+    expected: getEvent("primary", "5c1e0a9b7d24_20261002T030000Z"),
+    tags: ["follow-up", "event"],
+  },
+  {
+    id: "en-event-attendees",
+    language: "en",
+    context: HCM_WEDNESDAY,
+    history: searchTurns(
+      "What do I have tomorrow?",
+      { tool: "search_calendar_events", arguments: THURSDAY },
+      THURSDAY_EVENTS,
+      "Tomorrow: the ABC client meeting at 09:30 in Phòng 3, the design review at 14:00, and your 1:1 with Lan at 16:00.",
+      "work",
+    ),
+    request: "Who's invited to the design review?",
+    expected: getEvent("primary", "77ab12cd34ef_20261001T070000Z"),
+    tags: ["follow-up", "event"],
+  },
+  {
+    id: "vi-event-attendees",
+    language: "vi",
+    context: HCM_WEDNESDAY,
+    history: searchTurns(
+      "Ngày mai tôi có lịch gì?",
+      { tool: "search_calendar_events", arguments: THURSDAY },
+      THURSDAY_EVENTS,
+      "Ngày mai bạn có họp với khách hàng ABC lúc 9 giờ 30 ở Phòng 3, design review lúc 14 giờ và 1:1 với Lan lúc 16 giờ.",
+      "work",
+    ),
+    request: "Những ai sẽ tham dự buổi họp với khách hàng?",
+    expected: getEvent("primary", "c3d2e1f0a9b8"),
+    tags: ["follow-up", "event"],
+  },
+  {
+    id: "en-event-address-across",
+    language: "en",
+    context: HCM_SATURDAY_MINE,
+    history: searchTurns(
+      "What's on all my calendars tomorrow?",
+      { tool: "search_across_calendars", arguments: SUNDAY_MINE },
+      SUNDAY_EVENTS,
+      "Tomorrow: a morning run at 07:00 (Personal) and the family dinner at Nhà hàng Ngon from 18:30 (Family).",
+      "work",
+    ),
+    request: "What's the address of the restaurant for the dinner?",
+    // The dinner is on the family calendar: that calendar's id, not the primary.
+    expected: getEvent("family", "f1e2d3c4b5a6"),
+    tags: ["follow-up", "event", "my-calendars"],
+  },
+  {
+    id: "vi-event-address-across",
+    language: "vi",
+    context: HCM_SATURDAY_MINE,
+    history: searchTurns(
+      "Ngày mai trên tất cả các lịch của tôi có gì?",
+      { tool: "search_across_calendars", arguments: SUNDAY_MINE },
+      SUNDAY_EVENTS,
+      "Ngày mai bạn chạy bộ lúc 7 giờ (lịch Cá nhân) và ăn tối gia đình ở Nhà hàng Ngon từ 18 giờ 30 (lịch Gia đình).",
+      "work",
+    ),
+    request: "Nhà hàng ăn tối đó ở địa chỉ nào?",
+    expected: getEvent("family", "f1e2d3c4b5a6"),
+    tags: ["follow-up", "event", "my-calendars"],
+  },
+];
+
+/** Whether the user (and others) are free: query_free_busy. */
+const FREE_BUSY_CASES: readonly EvalCase[] = [
+  {
+    id: "en-free-thursday-3pm",
+    language: "en",
+    context: HCM_SATURDAY,
+    request: "Am I free next Thursday at 3 pm?",
+    expected: freeBusy(["primary"], HCM, "2026-10-01T15:00:00+07:00", "2026-10-01T16:00:00+07:00"),
+    tags: ["free", "relative"],
+  },
+  {
+    id: "vi-free-thursday-3pm",
+    language: "vi",
+    context: HCM_SATURDAY,
+    request: "3 giờ chiều thứ Năm tới tôi có rảnh không?",
+    expected: freeBusy(["primary"], HCM, "2026-10-01T15:00:00+07:00", "2026-10-01T16:00:00+07:00"),
+    tags: ["free", "relative"],
+  },
+  {
+    id: "en-free-binh-tomorrow-afternoon",
+    language: "en",
+    context: HCM_WEDNESDAY_BINH,
+    request: "Are Binh and I both free tomorrow afternoon?",
+    expected: freeBusy(ME_AND_BINH, HCM, "2026-10-01T12:00:00+07:00", "2026-10-01T17:00:00+07:00"),
+    tags: ["free", "colleague"],
+  },
+  {
+    id: "vi-free-binh-friday-afternoon",
+    language: "vi",
+    context: HCM_WEDNESDAY_BINH,
+    request: "Chiều thứ Sáu này tôi và anh Bình có cùng rảnh không?",
+    expected: freeBusy(ME_AND_BINH, HCM, "2026-10-02T12:00:00+07:00", "2026-10-02T17:00:00+07:00"),
+    tags: ["free", "colleague"],
+  },
+  {
+    id: "en-free-mine-monday-morning",
+    language: "en",
+    context: HCM_SATURDAY_MINE,
+    request: "Am I free on Monday morning, on all my calendars?",
+    expected: freeBusy(ALL_MINE, HCM, "2026-09-28T09:00:00+07:00", "2026-09-28T12:00:00+07:00"),
+    tags: ["free", "my-calendars"],
+  },
+  {
+    id: "vi-free-mine-monday-morning",
+    language: "vi",
+    context: HCM_SATURDAY_MINE,
+    request: "Sáng thứ Hai tôi có rảnh trên tất cả các lịch của tôi không?",
+    expected: freeBusy(ALL_MINE, HCM, "2026-09-28T09:00:00+07:00", "2026-09-28T12:00:00+07:00"),
+    tags: ["free", "my-calendars"],
+  },
+  {
+    id: "en-ny-free-sunday-night-dst",
+    language: "en",
+    context: NEW_YORK_FRIDAY,
+    request: "Am I free on Sunday from midnight until 6 in the morning?",
+    // 00:00 EDT to 06:00 EST: seven hours, each end happening once.
+    expected: freeBusy(["primary"], NY, "2026-11-01T00:00:00-04:00", "2026-11-01T06:00:00-05:00"),
+    tags: ["free", "dst"],
+  },
+  {
+    id: "vi-ny-free-fold",
+    language: "vi",
+    context: NEW_YORK_FRIDAY,
+    request: "Chủ nhật này lúc 1 giờ 30 sáng tôi có rảnh không?",
+    expected: ASK_FOLD_NY,
+    tags: ["free", "dst", "ambiguous"],
+  },
+  {
+    id: "en-london-free-fold",
+    language: "en",
+    context: LONDON_FRIDAY,
+    request: "Am I free at 1:30 am this Sunday?",
+    expected: ASK_FOLD_LONDON,
+    tags: ["free", "dst", "ambiguous"],
+  },
+  {
+    id: "vi-london-free-sunday-night-dst",
+    language: "vi",
+    context: LONDON_FRIDAY,
+    request: "Chủ nhật này từ 0 giờ đến 4 giờ sáng tôi có rảnh không?",
+    // 00:00 BST to 04:00 GMT: five hours.
+    expected: freeBusy(["primary"], LONDON, "2026-10-25T00:00:00+01:00", "2026-10-25T04:00:00+00:00"),
+    tags: ["free", "dst"],
+  },
+];
+
+/**
+ * A time to meet: find_free_slots. `tentative` is required and has no
+ * default: where the user says how tentative events count, the case
+ * expects that value; where the user does not, the careful assistant asks
+ * (ASK_TENTATIVE) rather than choose for them. How many slots to offer is
+ * the assistant's choice unless the user gives a number.
+ */
+const FREE_SLOT_CASES: readonly EvalCase[] = [
+  {
+    id: "en-slots-binh-next-week",
+    language: "en",
+    context: HCM_WEDNESDAY_BINH,
+    request: "Find 30 minutes with Binh next week during work hours. Tentative meetings count as busy.",
+    expected: slots(slotArguments(ME_AND_BINH, HCM, "2026-10-05", "2026-10-12", 30, "busy", WORK_HOURS)),
+    tags: ["slots", "colleague", "work-hours", "week"],
+  },
+  {
+    id: "vi-slots-binh-next-week",
+    language: "vi",
+    context: HCM_WEDNESDAY_BINH,
+    request: "Tìm giúp tôi 30 phút trống với anh Bình trong giờ làm việc tuần sau. Lịch chưa chắc chắn thì coi như bận.",
+    expected: slots(slotArguments(ME_AND_BINH, HCM, "2026-10-05", "2026-10-12", 30, "busy", WORK_HOURS)),
+    tags: ["slots", "colleague", "work-hours", "week"],
+  },
+  {
+    id: "en-slots-binh-ask-tentative",
+    language: "en",
+    context: HCM_WEDNESDAY_BINH,
+    request: "Find an hour with Binh on Friday during work hours.",
+    expected: ASK_TENTATIVE,
+    tags: ["slots", "colleague", "tentative"],
+  },
+  {
+    id: "vi-slots-binh-ask-tentative",
+    language: "vi",
+    context: HCM_WEDNESDAY_BINH,
+    request: "Tìm cho tôi và anh Bình 1 tiếng trống vào thứ Sáu này trong giờ làm việc.",
+    expected: ASK_TENTATIVE,
+    tags: ["slots", "colleague", "tentative"],
+  },
+  {
+    id: "en-slots-mine-monday",
+    language: "en",
+    context: HCM_SATURDAY_MINE,
+    request: "Find me a free hour on Monday within work hours, free on all my calendars. Ignore tentative events.",
+    // Monday with work hours, or Monday 09:00-17:00 without: the same slots.
+    expected: slots(slotArguments(ALL_MINE, HCM, "2026-09-28", "2026-09-29", 60, "free", WORK_HOURS), [
+      slotArguments(ALL_MINE, HCM, "2026-09-28T09:00:00+07:00", "2026-09-28T17:00:00+07:00", 60, "free"),
+    ]),
+    tags: ["slots", "my-calendars", "work-hours"],
+  },
+  {
+    id: "vi-slots-three-next-week",
+    language: "vi",
+    context: HCM_SATURDAY,
+    request: "Tìm 3 khung 45 phút trống trong giờ làm việc tuần sau, tính cả lịch chưa chắc chắn là bận.",
+    expected: slots(slotArguments(["primary"], HCM, "2026-09-28", "2026-10-05", 45, "busy", { ...WORK_HOURS, limit: 3 })),
+    tags: ["slots", "work-hours", "week"],
+  },
+  {
+    id: "en-ny-slots-sunday-dst",
+    language: "en",
+    context: NEW_YORK_FRIDAY,
+    request: "Find me three free 30-minute slots this Sunday, any time of day. Tentative holds don't count.",
+    // The 25-hour day of the fall-back: 00:00 EDT to the next midnight EST.
+    expected: slots(slotArguments(["primary"], NY, "2026-11-01", "2026-11-02", 30, "free", { limit: 3 })),
+    tags: ["slots", "dst"],
+  },
+  {
+    id: "vi-ny-slots-sunday-night-dst",
+    language: "vi",
+    context: NEW_YORK_FRIDAY,
+    request: "Tìm 1 tiếng trống từ 0 giờ đến 4 giờ sáng Chủ nhật này; lịch chưa chắc chắn tính là bận.",
+    // 00:00 EDT to 04:00 EST, five hours; 01:00 and 01:30 start two slots each.
+    expected: slots(slotArguments(["primary"], NY, "2026-11-01T00:00:00-04:00", "2026-11-01T04:00:00-05:00", 60, "busy")),
+    tags: ["slots", "dst"],
+  },
+  {
+    id: "en-london-slots-weekend-dst",
+    language: "en",
+    context: LONDON_FRIDAY,
+    request: "Find a free 45 minutes between 10:00 and 16:00 on any day from Saturday to Monday. Count tentative as busy.",
+    expected: slots(
+      slotArguments(["primary"], LONDON, "2026-10-24", "2026-10-27", 45, "busy", {
+        working_hours_start: "10:00",
+        working_hours_end: "16:00",
+        working_days: [6, 7, 1],
+      }),
+    ),
+    tags: ["slots", "dst", "days", "work-hours"],
+  },
+  {
+    id: "vi-london-slots-monday-morning",
+    language: "vi",
+    context: LONDON_FRIDAY,
+    request: "Tìm 2 khung 1 tiếng trống vào sáng thứ Hai tới, bỏ qua lịch chưa chắc chắn.",
+    // After the fall-back London is on GMT (+00:00). The morning as the window, or the day with morning hours: the same slots.
+    expected: slots(
+      slotArguments(["primary"], LONDON, "2026-10-26T09:00:00+00:00", "2026-10-26T12:00:00+00:00", 60, "free", { limit: 2 }),
+      [
+        slotArguments(["primary"], LONDON, "2026-10-26", "2026-10-27", 60, "free", {
+          working_hours_start: "09:00",
+          working_hours_end: "12:00",
+          limit: 2,
+        }),
+      ],
+    ),
+    tags: ["slots", "dst", "relative"],
+  },
+  {
+    id: "en-slots-quarter-hour",
+    language: "en",
+    context: HCM_WEDNESDAY,
+    request: "Tomorrow between 2 and 5 pm, find 20 minutes for a call, starting on a quarter hour. Tentative counts as busy.",
+    expected: slots(
+      slotArguments(["primary"], HCM, "2026-10-01T14:00:00+07:00", "2026-10-01T17:00:00+07:00", 20, "busy", { step_minutes: 15 }),
+      [
+        slotArguments(["primary"], HCM, "2026-10-01", "2026-10-02", 20, "busy", {
+          step_minutes: 15,
+          working_hours_start: "14:00",
+          working_hours_end: "17:00",
+        }),
+      ],
+    ),
+    tags: ["slots", "step"],
+  },
+];
+
+/** The cases by what they exercise; ONE_CALENDAR_CASES is the first set, the others came with issue 11's tools. */
+export const CASE_GROUPS = {
+  oneCalendar: ONE_CALENDAR_CASES,
+  acrossCalendars: ACROSS_CALENDARS_CASES,
+  textQuery: TEXT_QUERY_CASES,
+  eventDetails: EVENT_DETAIL_CASES,
+  freeBusy: FREE_BUSY_CASES,
+  freeSlots: FREE_SLOT_CASES,
+} as const satisfies Record<string, readonly EvalCase[]>;
+
+/** Every case, English and Vietnamese. */
+export const CASES: readonly EvalCase[] = Object.values(CASE_GROUPS).flat();

@@ -4,9 +4,10 @@
  *   CALQ_EVAL_BASE_URL=... CALQ_EVAL_API_KEY=... CALQ_EVAL_MODEL=... [CALQ_EVAL_TEMPERATURE=...] \
  *     node bin/run-ts.mjs eval/run.ts [--variants full,terse,bare] [--cases N] [--out FILE]
  *
- * Prints one Markdown row per variant and, with --out, writes every case's
- * outcome as JSON. Needs a real OpenAI-compatible endpoint. A flag or
- * variable it cannot use exits 2 with a one-line message before any request.
+ * Prints two Markdown tables, the rates per variant and per expected tool and
+ * variant, and, with --out, writes every case's outcome as JSON. Needs a
+ * real OpenAI-compatible endpoint. A flag or variable it cannot use exits 2
+ * with a one-line message before any request.
  */
 import { writeFileSync } from "node:fs";
 import { CASES } from "./cases.js";
@@ -31,8 +32,10 @@ const evaluation = await runEvaluation({
   cases,
   variants,
   endpoint,
-  onScore: (score) =>
-    process.stderr.write(`${score.variant} ${score.caseId}: ${score.exact ? "exact" : score.asked ? "asked" : score.outcome.kind}\n`),
+  onScore: ({ variant, caseId, exact, asked, outcome }) =>
+    process.stderr.write(
+      `${variant} ${caseId}: ${exact ? "exact" : asked ? "asked" : outcome.kind === "call" ? `called ${outcome.name}` : outcome.kind}\n`,
+    ),
 });
 process.stdout.write(`Model ${endpoint.model}, ${cases.length} cases\n\n${reportTable(evaluation.reports)}\n`);
 for (const variant of variants) process.stdout.write(`- ${variant.name}: ${variant.summary}\n`);

@@ -1,9 +1,9 @@
 /**
  * Runs the evaluation: each case, under each description variant, is sent to
  * the chat endpoint with the variant's tools. When the model asks for the
- * user's context or calendars, it gets what the gateway would answer for the
- * case's user (same renderer); the first search call, or a reply in words,
- * ends the case and is scored.
+ * user's context or calendars (look-ups), it gets what the gateway would
+ * answer for the case's user (same renderer); the first call of any other
+ * tool, or a reply in words, ends the case and is scored.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { renderResult } from "../src/gateway/render.js";
@@ -13,14 +13,21 @@ import { type AssistantMessage, type ChatEndpoint, complete as completeOverHttp 
 import { type CaseScore, type Outcome, scoreCase, summarize, type VariantReport } from "./scoring.js";
 import type { DescriptionVariant } from "./variants.js";
 
-/** What the user's assistant app says up front: the conventions the cases assume, nothing about the tools. */
+/**
+ * What the user's assistant app says up front: the conventions the cases
+ * assume, in the user's words, never naming a tool or an argument, so that
+ * the variants differ only in their tool descriptions.
+ */
 export const SYSTEM_PROMPT = [
   "You are a calendar assistant. Use the tools to answer questions about the user's calendar.",
   "Conventions of this app: morning is 09:00-12:00, afternoon 12:00-17:00, evening 17:00-21:00;",
-  'a week runs from Monday to the next Monday; "next Friday" means the coming Friday.',
+  'a week runs from Monday to the next Monday; "next Friday" means the coming Friday;',
+  'work hours are 09:00-17:00, Monday to Friday; a time given without a length means the hour from it ("at 3 pm" is 15:00-16:00);',
+  "meetings start on the hour or the half hour;",
+  '"my calendar" is the user\'s primary calendar, and "my calendars" or "all my calendars" every calendar the user has.',
 ].join(" ");
 
-/** Context and calendar look-ups a model may make before it searches. */
+/** Context and calendar look-ups a model may make before its decisive move. */
 const MAX_ROUNDS = 4;
 
 /** One model turn; the HTTP client by default, recorded answers in tests. */
@@ -90,7 +97,7 @@ export async function runCase(
         messages.push({ role: "tool", tool_call_id: call.id, content: answerFor(definition, testCase) });
       }
     }
-    return { kind: "failed", error: `no search and no reply after ${MAX_ROUNDS} rounds` };
+    return { kind: "failed", error: `only look-ups, no other call and no reply, after ${MAX_ROUNDS} rounds` };
   } catch (error) {
     return { kind: "failed", error: error instanceof Error ? error.message : String(error) };
   }
@@ -111,9 +118,13 @@ function answerFor(definition: ToolDefinition, testCase: EvalCase): string {
           primary_calendar_id: context.primaryCalendarId,
         }
       : {
-          calendars: [
-            { id: context.primaryCalendarId, display_name: "Work", timezone: context.timezone ?? "UTC", primary: true, stale: false },
-          ],
+          calendars: context.calendars.map((calendar) => ({
+            id: calendar.id,
+            display_name: calendar.displayName,
+            timezone: calendar.timezone ?? context.timezone ?? "UTC",
+            primary: calendar.id === context.primaryCalendarId,
+            stale: false,
+          })),
         };
   return `${renderResult(definition, {}, structured)}\n${JSON.stringify(structured)}`;
 }

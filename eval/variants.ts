@@ -49,8 +49,14 @@ function firstParagraph(text: string): string {
   return text.split("\n\n")[0];
 }
 
+/**
+ * Up to the first full stop, question or exclamation mark followed by a space
+ * or the end. A colon does not end a sentence: cutting there would leave
+ * "Length of each slot in minutes:" without its range, so terse would lose
+ * more on some tools than on others.
+ */
 function firstSentence(text: string): string {
-  const match = /^.*?[.:](?=\s|$)/s.exec(text);
+  const match = /^.*?[.!?](?=\s|$)/s.exec(text);
   return match === null ? text : match[0];
 }
 
