@@ -79,6 +79,8 @@ export interface FreeSlotsArguments extends FreeBusyArguments {
 export interface GetEventArguments {
   readonly calendar_id: string;
   readonly event_id: string;
+  /** Only renders local times (null: the calendar's zone), so any zone calq accepts will do. */
+  readonly timezone: string | null;
 }
 
 /** The tools a case may expect a call of, with their arguments. */
@@ -339,7 +341,7 @@ const ASK_FOLD_NY: Expectation = { kind: "ask", about: "fold", why: "01:30 happe
 const ASK_FOLD_LONDON: Expectation = { kind: "ask", about: "fold", why: "01:30 happens twice on 2026-10-25 in London" };
 
 function getEvent(calendarId: string, eventId: string): Expectation {
-  return { kind: "call", tool: "get_event", arguments: { calendar_id: calendarId, event_id: eventId } };
+  return { kind: "call", tool: "get_event", arguments: { calendar_id: calendarId, event_id: eventId, timezone: null } };
 }
 
 /** An event as an earlier search showed it: the facts its result line renders, and its id. */
@@ -991,14 +993,14 @@ const TEXT_QUERY_CASES: readonly EvalCase[] = [
 /** Next Friday morning in Ho Chi Minh City, as an earlier search listed it. */
 const FRIDAY_MORNING_EVENTS: readonly ListedEvent[] = [
   {
-    eventId: "a41f0c9e2b17_20261002T020000Z",
+    eventId: "a41f0c9e2b17Lw3d_20261002T020000Z",
     calendarId: "work",
     summary: "Stand-up",
     startLocal: "2026-10-02T09:00:00+07:00",
     endLocal: "2026-10-02T09:15:00+07:00",
   },
   {
-    eventId: "5c1e0a9b7d24_20261002T030000Z",
+    eventId: "5c1e0a9b7d24Qx_P_20261002T030000Z",
     calendarId: "work",
     summary: "Sprint planning",
     location: "Room 4.2",
@@ -1021,7 +1023,7 @@ const FRIDAY_MORNING = searchArguments(HCM, "2026-10-02T09:00:00+07:00", "2026-1
 /** Thursday 2026-10-01 in Ho Chi Minh City, as an earlier search listed it. */
 const THURSDAY_EVENTS: readonly ListedEvent[] = [
   {
-    eventId: "c3d2e1f0a9b8",
+    eventId: "c3d2e1f0a9b8Zt7w",
     calendarId: "work",
     summary: "Họp với khách hàng ABC",
     location: "Phòng 3",
@@ -1029,7 +1031,7 @@ const THURSDAY_EVENTS: readonly ListedEvent[] = [
     endLocal: "2026-10-01T10:30:00+07:00",
   },
   {
-    eventId: "77ab12cd34ef_20261001T070000Z",
+    eventId: "77ab12cd34efR-2k_20261001T070000Z",
     calendarId: "work",
     summary: "Design review",
     startLocal: "2026-10-01T14:00:00+07:00",
@@ -1049,14 +1051,14 @@ const THURSDAY = searchArguments(HCM, "2026-10-01", "2026-10-02");
 /** Sunday 2026-09-27 on all of a user's calendars, as an earlier search listed it. */
 const SUNDAY_EVENTS: readonly ListedEvent[] = [
   {
-    eventId: "9d8c7b6a5f4e_20260927T000000Z",
+    eventId: "9d8c7b6a5f4eYb1n_20260927T000000Z",
     calendarId: "personal",
     summary: "Morning run",
     startLocal: "2026-09-27T07:00:00+07:00",
     endLocal: "2026-09-27T08:00:00+07:00",
   },
   {
-    eventId: "f1e2d3c4b5a6",
+    eventId: "f1e2d3c4b5a6Hm0v",
     calendarId: "family",
     summary: "Family dinner",
     location: "Nhà hàng Ngon",
@@ -1086,7 +1088,7 @@ const EVENT_DETAIL_CASES: readonly EvalCase[] = [
       "work",
     ),
     request: "What's the meeting link for the 10:00?",
-    expected: getEvent("primary", "5c1e0a9b7d24_20261002T030000Z"),
+    expected: getEvent("primary", "5c1e0a9b7d24Qx_P_20261002T030000Z"),
     tags: ["follow-up", "event"],
   },
   {
@@ -1101,7 +1103,7 @@ const EVENT_DETAIL_CASES: readonly EvalCase[] = [
       "work",
     ),
     request: "Cho tôi link họp của cuộc họp lúc 10 giờ.",
-    expected: getEvent("primary", "5c1e0a9b7d24_20261002T030000Z"),
+    expected: getEvent("primary", "5c1e0a9b7d24Qx_P_20261002T030000Z"),
     tags: ["follow-up", "event"],
   },
   {
@@ -1116,7 +1118,7 @@ const EVENT_DETAIL_CASES: readonly EvalCase[] = [
       "work",
     ),
     request: "Who's invited to the design review?",
-    expected: getEvent("primary", "77ab12cd34ef_20261001T070000Z"),
+    expected: getEvent("primary", "77ab12cd34efR-2k_20261001T070000Z"),
     tags: ["follow-up", "event"],
   },
   {
@@ -1131,7 +1133,7 @@ const EVENT_DETAIL_CASES: readonly EvalCase[] = [
       "work",
     ),
     request: "Những ai sẽ tham dự buổi họp với khách hàng?",
-    expected: getEvent("primary", "c3d2e1f0a9b8"),
+    expected: getEvent("primary", "c3d2e1f0a9b8Zt7w"),
     tags: ["follow-up", "event"],
   },
   {
@@ -1147,7 +1149,7 @@ const EVENT_DETAIL_CASES: readonly EvalCase[] = [
     ),
     request: "What's the address of the restaurant for the dinner?",
     // The dinner is on the family calendar: that calendar's id, not the primary.
-    expected: getEvent("family", "f1e2d3c4b5a6"),
+    expected: getEvent("family", "f1e2d3c4b5a6Hm0v"),
     tags: ["follow-up", "event", "my-calendars"],
   },
   {
@@ -1162,7 +1164,7 @@ const EVENT_DETAIL_CASES: readonly EvalCase[] = [
       "work",
     ),
     request: "Nhà hàng ăn tối đó ở địa chỉ nào?",
-    expected: getEvent("family", "f1e2d3c4b5a6"),
+    expected: getEvent("family", "f1e2d3c4b5a6Hm0v"),
     tags: ["follow-up", "event", "my-calendars"],
   },
 ];

@@ -22,7 +22,7 @@
  * answer, is neither a call nor a clarification.
  */
 import { parseTextQuery } from "../src/search/text-query.js";
-import { parseRequestInstant, requestZone } from "../src/time/request-window.js";
+import { isRequestZone, parseRequestInstant, requestZone } from "../src/time/request-window.js";
 import type { AskTopic, CallExpectation, EvalCase, ExpectedTool, ToolArguments } from "./cases.js";
 
 /** What the model did at the end of a case. */
@@ -164,6 +164,10 @@ const sameCalendars: SameArgument = (expected, actual, { primaryCalendarId }) =>
   return want !== undefined && got !== undefined && sameSet(want, got);
 };
 
+/** A zone that only renders local times: none, or any zone calq accepts, is as good as another. */
+const renderingZone: SameArgument = (_expected, actual) =>
+  actual === undefined || actual === null || actual === "" || (typeof actual === "string" && isRequestZone(actual));
+
 /** The same IANA zone, in any letter case (calq reads zone names so). */
 const sameZone: SameArgument = (expected, actual) =>
   typeof expected === "string" && typeof actual === "string" && expected.toLowerCase() === actual.toLowerCase();
@@ -251,6 +255,7 @@ const ARGUMENT_RULES: { readonly [T in ExpectedTool]: { readonly [A in keyof Too
   get_event: {
     calendar_id: sameCalendar,
     event_id: identical,
+    timezone: renderingZone,
   },
 };
 

@@ -162,7 +162,7 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
     expect(calendarsAnswer.content).toContain('- binh "Bình Nguyễn (shared with you)" (Asia/Ho_Chi_Minh)');
     const followUp = received[3].body.messages;
     expect(followUp.map((turn) => turn.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
-    expect(followUp[3].content).toContain("Sprint planning @ Room 4.2 [inside] id 5c1e0a9b7d24_20261002T030000Z");
+    expect(followUp[3].content).toContain("Sprint planning @ Room 4.2 [inside] id 5c1e0a9b7d24Qx_P_20261002T030000Z");
 
     expect(evaluation.scores.map((score) => [score.caseId, score.expectedTool, score.rightTool, score.exact])).toEqual([
       ["en-slots-binh-next-week", "find_free_slots", true, true],

@@ -205,7 +205,7 @@ describe("exact arguments of the other tools", () => {
     expect(sameArguments("search_across_calendars", across, { ...across, calendar_ids: ["binh", "work"], limit: 20 }, "work")).toBe(true);
     expect(sameArguments("search_across_calendars", across, { ...across, calendar_ids: ["binh"] }, "work")).toBe(false);
     expect(sameArguments("search_across_calendars", across, { ...across, calendar_id: "work" }, "work")).toBe(false);
-    const event = { calendar_id: "primary", event_id: "5c1e0a9b7d24_20261002T030000Z" };
+    const event = { calendar_id: "primary", event_id: "5c1e0a9b7d24Qx_P_20261002T030000Z" };
     expect(sameArguments("get_event", event, { ...event, calendar_id: "work" }, "work")).toBe(true);
     expect(sameArguments("get_event", event, { ...event, event_id: "5c1e0a9b7d24" }, "work")).toBe(false);
     expect(sameArguments("get_event", event, { event_id: event.event_id }, "work")).toBe(false);
