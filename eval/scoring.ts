@@ -207,6 +207,17 @@ const sameWorkingDays: SameArgument = (expected, actual, call) => {
   return want !== undefined && got !== undefined && sameSet(want, got);
 };
 
+/** The arguments both searches share, compared alike. */
+const SEARCH_WINDOW_RULES = {
+  start: sameInstant("start"),
+  end_exclusive: sameInstant("end_exclusive"),
+  timezone: sameZone,
+  match_mode: identical,
+  limit: numberOr(20),
+  cursor: textOrEmpty,
+  text_query: sameWords,
+} as const;
+
 /**
  * How each argument of each tool is compared. A tool's arguments are keys
  * of its row, so an argument without a rule does not compile, and an
@@ -214,24 +225,12 @@ const sameWorkingDays: SameArgument = (expected, actual, call) => {
  */
 const ARGUMENT_RULES: { readonly [T in ExpectedTool]: { readonly [A in keyof ToolArguments[T]]-?: SameArgument } } = {
   search_calendar_events: {
+    ...SEARCH_WINDOW_RULES,
     calendar_id: sameCalendar,
-    start: sameInstant("start"),
-    end_exclusive: sameInstant("end_exclusive"),
-    timezone: sameZone,
-    match_mode: identical,
-    limit: numberOr(20),
-    cursor: textOrEmpty,
-    text_query: sameWords,
   },
   search_across_calendars: {
+    ...SEARCH_WINDOW_RULES,
     calendar_ids: sameCalendars,
-    start: sameInstant("start"),
-    end_exclusive: sameInstant("end_exclusive"),
-    timezone: sameZone,
-    match_mode: identical,
-    limit: numberOr(20),
-    cursor: textOrEmpty,
-    text_query: sameWords,
   },
   query_free_busy: {
     calendar_ids: sameCalendars,

@@ -100,21 +100,13 @@ interface SearchResult {
 
 function renderSearch(args: Record<string, unknown>, result: SearchResult): string {
   const query = result.query!;
-  const lines = [
+  return renderPage(
     `Calendar ${query.calendar_id}, window [${String(args.start)}, ${String(args.end_exclusive)}) in ${query.timezone}, mode ${query.match_mode}: ` +
       `${result.events.length} occurrence(s) on this page.`,
-  ];
-  for (const event of result.events) lines.push(`- ${renderOccurrence(event)}`);
-  if (result.stale) lines.push("The feed's last reload failed; these results may miss recent changes.");
-  if (result.partial === true) lines.push(PARTIAL_NOTE);
-  lines.push(
-    result.next_cursor === ""
-      ? result.events.length === 0
-        ? "Nothing in this calendar matches this window in this mode. No more pages."
-        : "No more pages."
-      : `More pages: call search_calendar_events again with the same arguments and cursor "${result.next_cursor}".`,
+    result.events.map(renderOccurrence),
+    result.stale ? "The feed's last reload failed; these results may miss recent changes." : undefined,
+    { ...result, tool: "search_calendar_events", nothing: "Nothing in this calendar matches this window in this mode." },
   );
-  return lines.join("\n");
 }
 
 interface SearchAcrossResult {
@@ -128,20 +120,32 @@ interface SearchAcrossResult {
 /** Like a search of one calendar, each occurrence led by its calendar's id. */
 function renderSearchAcross(args: Record<string, unknown>, result: SearchAcrossResult): string {
   const query = result.query!;
-  const lines = [
+  const stale = result.calendars.filter((calendar) => calendar.stale).map((calendar) => calendar.calendar_id);
+  return renderPage(
     `Calendars ${query.calendar_ids.join(", ")}, window [${String(args.start)}, ${String(args.end_exclusive)}) in ${query.timezone}, ` +
       `mode ${query.match_mode}: ${result.events.length} occurrence(s) on this page, in start order.`,
-  ];
-  for (const event of result.events) lines.push(`- ${event.calendar_id}: ${renderOccurrence(event)}`);
-  const stale = result.calendars.filter((calendar) => calendar.stale).map((calendar) => calendar.calendar_id);
-  if (stale.length > 0) lines.push(`The last reload of ${stale.join(", ")} failed; results may miss recent changes there.`);
-  if (result.partial) lines.push(PARTIAL_NOTE);
+    result.events.map((event) => `${event.calendar_id}: ${renderOccurrence(event)}`),
+    stale.length > 0 ? `The last reload of ${stale.join(", ")} failed; results may miss recent changes there.` : undefined,
+    { ...result, tool: "search_across_calendars", nothing: "Nothing in these calendars matches this window in this mode." },
+  );
+}
+
+/** A page of either search: its heading, one line per occurrence, a stale note, whether it is partial, and how to go on. */
+function renderPage(
+  heading: string,
+  occurrences: readonly string[],
+  staleNote: string | undefined,
+  page: { next_cursor: string; partial?: boolean; tool: string; nothing: string },
+): string {
+  const lines = [heading, ...occurrences.map((line) => `- ${line}`)];
+  if (staleNote !== undefined) lines.push(staleNote);
+  if (page.partial === true) lines.push(PARTIAL_NOTE);
   lines.push(
-    result.next_cursor === ""
-      ? result.events.length === 0
-        ? "Nothing in these calendars matches this window in this mode. No more pages."
+    page.next_cursor === ""
+      ? occurrences.length === 0
+        ? `${page.nothing} No more pages.`
         : "No more pages."
-      : `More pages: call search_across_calendars again with the same arguments and cursor "${result.next_cursor}".`,
+      : `More pages: call ${page.tool} again with the same arguments and cursor "${page.next_cursor}".`,
   );
   return lines.join("\n");
 }
