@@ -128,29 +128,33 @@ export function* searchPageSteps(calendar: SearchableOccurrences, query: PageQue
   // needs several turns of the event loop (request, handler, response frames)
   // and waits for a slice of every expensive search at each of them.
   const pacer = new Pacer(1, clock);
-  /** Pauses when a slice is used up; then says whether to stop, and why. */
-  function* breathe(): Steps<PartialReason | undefined> {
-    if (pacer.due()) {
-      const paused = clock();
-      yield;
-      pacer.resumed();
-      budget.extend(clock() - paused);
-    }
-    return stopReason(limits, budget, clock);
+  /**
+   * Pauses for others, once a slice is used up (callers check `pacer.due()`
+   * first: a step that does not pause makes no generator).
+   */
+  function* pause(): Steps<void> {
+    const paused = clock();
+    yield;
+    pacer.resumed();
+    budget.extend(clock() - paused);
   }
 
   // Each series' lower bound; a series rebuilt from a worker's recipe is made
   // here on its first search, so this too is paced and budgeted, every 32
   // series (a bound alone costs far less than looking at the clock).
   for (const [i, tail] of calendar.tails.entries()) {
-    if ((i & 31) === 0) partial = yield* breathe();
-    if (partial !== undefined) break;
+    if ((i & 31) === 0) {
+      if (pacer.due()) yield* pause();
+      partial = stopReason(limits, budget, clock);
+      if (partial !== undefined) break;
+    }
     const earliest = tail.earliestStart(request);
     if (earliest !== Number.POSITIVE_INFINITY) heap.push({ start: earliest, stream: new TailStream(tail, request) });
   }
 
   while (partial === undefined && found.length < wanted) {
-    partial = yield* breathe();
+    if (pacer.due()) yield* pause();
+    partial = stopReason(limits, budget, clock);
     if (partial !== undefined) break;
     const top = heap.pop();
     if (top === undefined) break;
