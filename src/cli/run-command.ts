@@ -4,6 +4,7 @@
  *
  *   calq serve --data DIR [options]     (serve-command.ts)
  *   calq search --calendar ID ...       (search-command.ts)
+ *   calq busy | calq slots ...          (free-busy-command.ts)
  *   calq check FILE.ics [--timezone Z]  (check-command.ts)
  *   calq tools | calq mcp               (gateway/cli.ts)
  *
@@ -16,7 +17,7 @@
  */
 
 import type { Environment } from "../config/calq-config.js";
-import { CHECK_USAGE, GATEWAY_USAGE, SEARCH_USAGE, SERVE_USAGE } from "./usage.js";
+import { BUSY_USAGE, CHECK_USAGE, GATEWAY_USAGE, SEARCH_USAGE, SERVE_USAGE, SLOTS_USAGE } from "./usage.js";
 import { UsageError } from "./usage-error.js";
 
 /** What a command does when it finishes: an exit status, or keep running (a server). */
@@ -46,6 +47,14 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage: SEARCH_USAGE,
     run: async (argv, env, { out, err }) => (await import("./search-command.js")).search(argv, env, out, err),
   },
+  busy: {
+    usage: BUSY_USAGE,
+    run: async (argv, env, { out, err }) => (await import("./free-busy-command.js")).busy(argv, env, out, err),
+  },
+  slots: {
+    usage: SLOTS_USAGE,
+    run: async (argv, env, { out, err }) => (await import("./free-busy-command.js")).slots(argv, env, out, err),
+  },
   check: { usage: CHECK_USAGE, run: async (argv, env) => (await import("./check-command.js")).check(argv, env) },
   tools: {
     usage: GATEWAY_USAGE,
@@ -63,7 +72,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
 };
 
-const MANUAL = `${SERVE_USAGE}\n\n${SEARCH_USAGE}\n\n${CHECK_USAGE}\n\n${GATEWAY_USAGE}`;
+const MANUAL = [SERVE_USAGE, SEARCH_USAGE, BUSY_USAGE, SLOTS_USAGE, CHECK_USAGE, GATEWAY_USAGE].join("\n\n");
 
 /** After an unknown command: what the commands are, not every option of each. */
 const SUMMARY = `usage: calq ${Object.keys(COMMANDS).join("|")} ...   (calq help shows every option)`;

@@ -11,13 +11,9 @@
  * this command guessing. Refusals print their reason and the service's
  * advice, and exit 1.
  */
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { toJson } from "@bufbuild/protobuf";
-import { ConnectError, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import {
-  CalendarService,
   type EventOccurrence,
   MatchMode,
   MatchModeSchema,
@@ -26,7 +22,8 @@ import {
   WindowRelation,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { Environment } from "../config/calq-config.js";
-import { calqErrorInfo, codeName } from "../rpc/status.js";
+import { localTime } from "./local-time.js";
+import { connectionOptions, describeFailure, serviceClient } from "./service-client.js";
 import { UsageError } from "./usage-error.js";
 
 /** `--mode` values: the contract's modes as a command line spells them (MATCH_MODE_START_WITHIN is start-within). */
@@ -65,9 +62,7 @@ export async function search(
       text: { type: "string", default: "" },
       all: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
-      address: { type: "string", default: env.CALQ_ADDRESS ?? "127.0.0.1:50051" },
-      token: { type: "string", default: env.CALQ_TOKEN },
-      "tls-ca": { type: "string", default: env.CALQ_TLS_CA },
+      ...connectionOptions(env),
     },
     strict: true,
   });
@@ -79,13 +74,7 @@ export async function search(
   const limit = Number(values.limit);
   if (!Number.isInteger(limit)) throw new UsageError(`--limit ${values.limit} is not a whole number`);
 
-  const ca = values["tls-ca"];
-  const transport = createGrpcTransport({
-    baseUrl: `${ca === undefined ? "http" : "https"}://${values.address}`,
-    nodeOptions: ca === undefined ? undefined : { ca: readFileSync(ca) },
-  });
-  const client = createClient(CalendarService, transport);
-  const headers = values.token === undefined ? undefined : { authorization: `Bearer ${values.token}` };
+  const { client, callOptions } = serviceClient(values);
 
   const pages: SearchEventsResponse[] = [];
   let cursor = values.cursor!;
@@ -102,7 +91,7 @@ export async function search(
           cursor,
           textQuery: values.text,
         },
-        { headers, timeoutMs: 30_000 },
+        callOptions,
       );
       pages.push(page);
       cursor = page.nextCursor;
@@ -118,14 +107,6 @@ export async function search(
     out.write(renderTable(pages, values.mode!));
   }
   return 0;
-}
-
-/** "calq: REASON: what to do", with the refusal's facts (e.g. both instants of a repeated hour). */
-function describeFailure(error: unknown): string {
-  const failure = ConnectError.from(error);
-  const info = calqErrorInfo(failure);
-  const facts = Object.entries(info?.metadata ?? {}).map(([key, value]) => `\n  ${key}: ${value}`);
-  return `calq: ${info?.reason ?? codeName(failure.code)}: ${failure.rawMessage}${facts.join("")}`;
 }
 
 function renderTable(pages: SearchEventsResponse[], mode: string): string {
@@ -169,12 +150,4 @@ function row(event: EventOccurrence): string[] {
     return [event.startDate, event.endDateExclusive, relation, `${title} [all day]`];
   }
   return [localTime(event.startLocal), localTime(event.endLocal), relation, title];
-}
-
-/** "2026-11-01T01:15:00-04:00" as "2026-11-01 01:15 -04:00" (seconds only when there are some). */
-function localTime(rfc3339: string): string {
-  const parts = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::(\d{2}))?(?:\.\d+)?(Z|[+-]\d{2}:\d{2}(?::\d{2})?)$/.exec(rfc3339);
-  if (parts === null) return rfc3339;
-  const [, date, minutes, seconds, offset] = parts;
-  return `${date} ${minutes}${seconds === undefined || seconds === "00" ? "" : `:${seconds}`} ${offset}`;
 }

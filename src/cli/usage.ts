@@ -14,6 +14,17 @@ export const SERVE_USAGE = `usage: calq serve --data DIR [options]
 
 ${settingsHelp()}`;
 
+/** How every command that calls a running server reaches it (service-client.ts). */
+const CONNECTION_USAGE = `  --address HOST:PORT   server address (or CALQ_ADDRESS; default 127.0.0.1:50051)
+  --token T             bearer token (or CALQ_TOKEN)
+  --tls-ca FILE         connect with TLS, trusting this CA (or CALQ_TLS_CA)`;
+
+/** The calendars and the window of `calq busy` and `calq slots`, as QueryFreeBusy and FindFreeSlots read them. */
+const CALENDARS_AND_WINDOW_USAGE = `  --calendar ID         a calendar id, or "primary" for your own; repeat it for several (up to 50)
+  --start T             first instant, included: 2026-10-02T09:00 (read in --timezone), 2026-10-02, or with an offset
+  --end-exclusive T     first instant after the window, same forms
+  --timezone ZONE       IANA zone the window is read in and times are shown in (Asia/Ho_Chi_Minh)`;
+
 /** The usage text of `calq search`. */
 export const SEARCH_USAGE = `usage: calq search --calendar ID --start T --end-exclusive T --timezone ZONE --mode overlap|start-within [options]
 
@@ -27,9 +38,29 @@ export const SEARCH_USAGE = `usage: calq search --calendar ID --start T --end-ex
   --text WORDS          only events holding every word (summary, location or description; case and accents ignored)
   --all                 follow cursors to the last page
   --json                print the responses as JSON instead of a table
-  --address HOST:PORT   server address (or CALQ_ADDRESS; default 127.0.0.1:50051)
-  --token T             bearer token (or CALQ_TOKEN)
-  --tls-ca FILE         connect with TLS, trusting this CA (or CALQ_TLS_CA)`;
+${CONNECTION_USAGE}`;
+
+/** The usage text of `calq busy`. */
+export const BUSY_USAGE = `usage: calq busy --calendar ID [--calendar ID ...] --start T --end-exclusive T --timezone ZONE [options]
+
+${CALENDARS_AND_WINDOW_USAGE}
+  --json                print the response as JSON instead of tables
+${CONNECTION_USAGE}`;
+
+/** The usage text of `calq slots`. */
+export const SLOTS_USAGE = `usage: calq slots --calendar ID [--calendar ID ...] --start T --end-exclusive T --timezone ZONE
+                  --duration MINUTES --tentative busy|free [options]
+
+${CALENDARS_AND_WINDOW_USAGE}
+  --duration MINUTES    length of each slot, 5 to 1440 minutes (exact, also across a DST change)
+  --tentative P         busy (tentative events block their time) or free (they do not); there is no default
+  --step MINUTES        slots start at local multiples of this from midnight, 5 to 1440 (default 30)
+  --working-hours FROM-TO
+                        only slots within local working hours on working days, as 09:00-17:00 (24:00 ends the day)
+  --working-days DAYS   the working weekdays, 1 Monday to 7 Sunday: 1-5 (the default), 1,3,5 or 1-3,6
+  --limit N             slots at most, 1 to 50 (default 10)
+  --json                print the response as JSON instead of a table
+${CONNECTION_USAGE}`;
 
 /** The usage text of `calq check`. */
 export const CHECK_USAGE = `usage: calq check FILE.ics [--timezone ZONE] [--config calq.yaml]

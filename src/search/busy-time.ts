@@ -38,52 +38,72 @@ export function busyKindOf(occurrence: Blocking): BusyKind | undefined {
   return occurrence.status === "TENTATIVE" ? "tentative" : "busy";
 }
 
+/** A half-open interval [start, end) of instants. */
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
  * The union of `intervals` within the window [windowStart, windowEnd), in
  * start order: clipped to the window, touching and overlapping intervals of
  * one kind merged, busy taking precedence over tentative where they overlap.
  */
 export function mergeBusy(intervals: Iterable<BusyInterval>, windowStart: number, windowEnd: number): BusyInterval[] {
-  // A sweep over the boundaries, counting how many busy and tentative intervals cover each stretch.
-  const edges: { at: number; busy: number; tentative: number }[] = [];
-  for (const { start, end, kind } of intervals) {
-    const from = Math.max(start, windowStart);
-    const to = Math.min(end, windowEnd);
-    if (from >= to) continue;
-    const busy = kind === "busy" ? 1 : 0;
-    edges.push({ at: from, busy, tentative: 1 - busy }, { at: to, busy: -busy, tentative: busy - 1 });
-  }
-  edges.sort((a, b) => a.at - b.at);
+  const busy: BusyInterval[] = [];
+  const tentative: BusyInterval[] = [];
+  for (const interval of intervals) (interval.kind === "busy" ? busy : tentative).push(interval);
+  const busyTime = union(busy, windowStart, windowEnd);
+  const tentativeTime = union(tentative, windowStart, windowEnd);
+  // Each union is in start order with gaps between its spans; interleave them, tentative only where nothing is busy.
   const merged: BusyInterval[] = [];
-  let busy = 0;
-  let tentative = 0;
-  for (let i = 0; i < edges.length; ) {
-    const at = edges[i].at;
-    for (; i < edges.length && edges[i].at === at; i++) {
-      busy += edges[i].busy;
-      tentative += edges[i].tentative;
+  let next = 0;
+  // The end of the busy time placed so far: a busy span can reach over the next tentative ones.
+  let busyUntil = Number.NEGATIVE_INFINITY;
+  for (const span of tentativeTime) {
+    let from = Math.max(span.start, busyUntil);
+    for (; next < busyTime.length && busyTime[next].start < span.end; next++) {
+      const taken = busyTime[next];
+      if (taken.start > from) merged.push({ start: from, end: taken.start, kind: "tentative" });
+      merged.push({ start: taken.start, end: taken.end, kind: "busy" });
+      busyUntil = taken.end;
+      from = Math.max(from, taken.end);
     }
-    const next = i < edges.length ? edges[i].at : at;
-    const kind: BusyKind | undefined = busy > 0 ? "busy" : tentative > 0 ? "tentative" : undefined;
-    if (kind === undefined || next === at) continue;
-    const last = merged.at(-1);
-    if (last !== undefined && last.kind === kind && last.end === at) merged[merged.length - 1] = { start: last.start, end: next, kind };
-    else merged.push({ start: at, end: next, kind });
+    if (from < span.end) merged.push({ start: from, end: span.end, kind: "tentative" });
   }
+  for (; next < busyTime.length; next++) merged.push({ start: busyTime[next].start, end: busyTime[next].end, kind: "busy" });
+  return merged;
+}
+
+/**
+ * The union of `spans` (sorted here, in place) within the window, in start
+ * order; touching and overlapping spans become one, so consecutive spans of
+ * the result always have a gap between them.
+ */
+function union(spans: Span[], windowStart: number, windowEnd: number): Span[] {
+  spans.sort((a, b) => a.start - b.start);
+  const merged: Span[] = [];
+  let start = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const span of spans) {
+    const from = Math.max(span.start, windowStart);
+    const to = Math.min(span.end, windowEnd);
+    if (from >= to) continue;
+    if (from <= end) {
+      end = Math.max(end, to);
+      continue;
+    }
+    if (end > Number.NEGATIVE_INFINITY) merged.push({ start, end });
+    start = from;
+    end = to;
+  }
+  if (end > Number.NEGATIVE_INFINITY) merged.push({ start, end });
   return merged;
 }
 
 /** `merged` (one calendar's or several) as one list of blocked time, tentative counted as busy or not as asked. */
-export function blockedTime(
-  merged: Iterable<BusyInterval>,
-  tentativeBlocks: boolean,
-  windowStart: number,
-  windowEnd: number,
-): BusyInterval[] {
-  const blocking = [...merged].filter((interval) => tentativeBlocks || interval.kind === "busy");
-  return mergeBusy(
-    blocking.map((interval) => ({ ...interval, kind: "busy" as const })),
-    windowStart,
-    windowEnd,
-  );
+export function blockedTime(merged: Iterable<BusyInterval>, tentativeBlocks: boolean, windowStart: number, windowEnd: number): Span[] {
+  const blocking: Span[] = [];
+  for (const interval of merged) if (tentativeBlocks || interval.kind === "busy") blocking.push(interval);
+  return union(blocking, windowStart, windowEnd);
 }

@@ -175,15 +175,15 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
   // needs several turns of the event loop (request, handler, response frames)
   // and waits for a slice of every expensive search at each of them.
   const pacer = new Pacer(1, clock);
-  /** Pauses when a slice is used up; then says whether to stop, and why. */
-  function* breathe(): Steps<PartialReason | undefined> {
-    if (pacer.due()) {
-      const paused = clock();
-      yield;
-      pacer.resumed();
-      budget.extend(clock() - paused);
-    }
-    return stopReason(limits, budget, clock);
+  /**
+   * Pauses for others, once a slice is used up (callers check `pacer.due()`
+   * first: a step that does not pause makes no generator).
+   */
+  function* pause(): Steps<void> {
+    const paused = clock();
+    yield;
+    pacer.resumed();
+    budget.extend(clock() - paused);
   }
 
   // Each series' lower bound; a series rebuilt from a worker's recipe is made
@@ -201,8 +201,11 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
       budget,
     };
     for (const tail of source.occurrences.tails) {
-      if ((seen++ & 31) === 0) partial = yield* breathe();
-      if (partial !== undefined) break;
+      if ((seen++ & 31) === 0) {
+        if (pacer.due()) yield* pause();
+        partial = stopReason(limits, budget, clock);
+        if (partial !== undefined) break;
+      }
       const earliest = tail.earliestStart(request);
       if (earliest !== Number.POSITIVE_INFINITY) heap.push({ start: earliest, stream: new TailStream(index, prefix, tail, request) });
     }
@@ -210,7 +213,8 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
   }
 
   while (partial === undefined && found.length < wanted) {
-    partial = yield* breathe();
+    if (pacer.due()) yield* pause();
+    partial = stopReason(limits, budget, clock);
     if (partial !== undefined) break;
     const top = heap.pop();
     if (top === undefined) break;

@@ -31,19 +31,31 @@ function pad(value: number, width = 2): string {
   return String(value).padStart(width, "0");
 }
 
+/**
+ * "00" to "99". Every result carries two or four local times, and a
+ * free/busy answer thousands, so fields are looked up rather than padded.
+ */
+const TWO_DIGITS: readonly string[] = Array.from({ length: 100 }, (_, value) => pad(value));
+
+function datePart(date: Date): string {
+  return `${pad(date.getUTCFullYear(), 4)}-${TWO_DIGITS[date.getUTCMonth() + 1]}-${TWO_DIGITS[date.getUTCDate()]}`;
+}
+
 /** "YYYY-MM-DD" of a local wall-time number. */
 export function formatDate(local: number): string {
-  const date = new Date(local);
-  return `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
+  return datePart(new Date(local));
 }
 
 /** "YYYY-MM-DDTHH:MM:SS[.mmm]" of a local wall-time number. */
 export function formatLocalDateTime(local: number): string {
   const date = new Date(local);
   const ms = date.getUTCMilliseconds();
-  const fraction = ms === 0 ? "" : `.${pad(ms, 3)}`;
-  return `${formatDate(local)}T${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}${fraction}`;
+  const time = `${TWO_DIGITS[date.getUTCHours()]}:${TWO_DIGITS[date.getUTCMinutes()]}:${TWO_DIGITS[date.getUTCSeconds()]}`;
+  return `${datePart(date)}T${time}${ms === 0 ? "" : `.${pad(ms, 3)}`}`;
 }
+
+/** Each offset's rendering, made once: a zone has few offsets, and every local time shows one. */
+const OFFSETS = new Map<number, string>();
 
 /**
  * "+HH:MM" for an offset in milliseconds. Offsets with seconds (local mean
@@ -51,12 +63,17 @@ export function formatLocalDateTime(local: number): string {
  * rounded into a different instant.
  */
 export function formatOffset(offset: number): string {
-  const sign = offset < 0 ? "-" : "+";
-  const total = Math.abs(offset) / 1000;
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  return `${sign}${pad(hours)}:${pad(minutes)}${seconds === 0 ? "" : `:${pad(seconds)}`}`;
+  let text = OFFSETS.get(offset);
+  if (text === undefined) {
+    const sign = offset < 0 ? "-" : "+";
+    const total = Math.abs(offset) / 1000;
+    const hours = Math.floor(total / 3600);
+    const minutes = Math.floor((total % 3600) / 60);
+    const seconds = total % 60;
+    text = `${sign}${pad(hours)}:${pad(minutes)}${seconds === 0 ? "" : `:${pad(seconds)}`}`;
+    OFFSETS.set(offset, text);
+  }
+  return text;
 }
 
 /** RFC 3339 rendering of an instant in a zone, e.g. "2026-10-02T09:00:00+07:00". */

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHECK_USAGE, SEARCH_USAGE, SERVE_USAGE } from "../../src/cli/usage.js";
+import { BUSY_USAGE, CHECK_USAGE, SEARCH_USAGE, SERVE_USAGE, SLOTS_USAGE } from "../../src/cli/usage.js";
 import { runInProcess } from "../support/in-process.js";
 
 describe("calq, run in process", () => {
@@ -15,8 +15,7 @@ describe("calq, run in process", () => {
     for (const args of [["help"], ["--help"], []]) {
       const run = await runInProcess(args, {});
       expect(run.status).toBe(0);
-      expect(run.stdout).toContain(SERVE_USAGE);
-      expect(run.stdout).toContain(CHECK_USAGE);
+      for (const usage of [SERVE_USAGE, SEARCH_USAGE, BUSY_USAGE, SLOTS_USAGE, CHECK_USAGE]) expect(run.stdout).toContain(usage);
     }
   });
 

@@ -36,14 +36,14 @@ describe("the compiled calq command, spawned", () => {
   it("calq help prints every command's usage and exits 0", async () => {
     const help = await spawnCalq(["help"]);
     expect(help.status).toBe(0);
-    for (const command of ["serve", "search", "check", "tools", "mcp"]) expect(help.stdout).toContain(`calq ${command}`);
+    for (const command of ["serve", "search", "busy", "slots", "check", "tools", "mcp"]) expect(help.stdout).toContain(`calq ${command}`);
   });
 
   it("an unknown command exits 2 with the list of commands", async () => {
     const unknown = await spawnCalq(["serach"]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toBe(
-      'calq: unknown command "serach"\nusage: calq serve|search|check|tools|mcp ...   (calq help shows every option)\n',
+      'calq: unknown command "serach"\nusage: calq serve|search|busy|slots|check|tools|mcp ...   (calq help shows every option)\n',
     );
   });
 
@@ -54,6 +54,24 @@ describe("the compiled calq command, spawned", () => {
     });
     expect(search.status).toBe(0);
     expect(search.stdout).toContain("Design review @ Room 3.2");
+  });
+
+  it("calq busy shows the demo's New York fall-back maintenance and exits 0", async () => {
+    const busy = await spawnCalq(
+      ["busy", "--calendar", "new-york", "--start", "2026-11-01", "--end-exclusive", "2026-11-02", "--timezone", "America/New_York"],
+      { CALQ_ADDRESS: serve.address, CALQ_TOKEN: "demo-an-token" },
+    );
+    expect(busy.status).toBe(0);
+    expect(busy.stdout).toMatch(/^Sun 2026-11-01 {2}01:15 -04:00 {2}01:45 -05:00 +busy$/m);
+  });
+
+  it("calq slots finds a free hour in An's demo Friday and exits 0", async () => {
+    const slots = await spawnCalq(["slots", ...FRIDAY_MORNING_FLAGS, "--duration", "60", "--tentative", "busy", "--limit", "1"], {
+      CALQ_ADDRESS: serve.address,
+      CALQ_TOKEN: "demo-an-token",
+    });
+    expect(slots.status).toBe(0);
+    expect(slots.stdout).toMatch(/^Fri 2026-10-02 {2}09:30 \+07:00 {2}10:30$/m);
   });
 
   it("calq check reads a demo feed and exits 0", async () => {
