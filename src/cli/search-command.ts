@@ -1,5 +1,7 @@
 /**
- * `calq search`: one search against a running server, for people. Prints a
+ * `calq search`: one search against a running server, for people: of one
+ * calendar (SearchEvents), or of several merged in one order when
+ * --calendar is given more than once (SearchEventsAcrossCalendars). Prints a
  * table in the request's zone (times with their UTC offset, all-day events
  * by their dates), how each
  * event sits against the window, and how to get the next page; or, with
@@ -17,6 +19,8 @@ import {
   type EventOccurrence,
   MatchMode,
   MatchModeSchema,
+  type SearchEventsAcrossCalendarsResponse,
+  SearchEventsAcrossCalendarsResponseSchema,
   type SearchEventsResponse,
   SearchEventsResponseSchema,
   WindowRelation,
@@ -52,7 +56,7 @@ export async function search(
   const { values } = parseArgs({
     args: argv,
     options: {
-      calendar: { type: "string" },
+      calendar: { type: "string", multiple: true },
       start: { type: "string" },
       "end-exclusive": { type: "string" },
       timezone: { type: "string" },
@@ -75,26 +79,26 @@ export async function search(
   if (!Number.isInteger(limit)) throw new UsageError(`--limit ${values.limit} is not a whole number`);
 
   const { client, callOptions } = serviceClient(values);
+  const calendars = values.calendar!;
+  const fields = {
+    start: values.start,
+    endExclusive: values["end-exclusive"],
+    timezone: values.timezone,
+    matchMode,
+    limit,
+    textQuery: values.text,
+  };
 
-  const pages: SearchEventsResponse[] = [];
+  const pages: Page[] = [];
   let cursor = values.cursor!;
   try {
     do {
-      const page = await client.searchEvents(
-        {
-          calendarId: values.calendar,
-          start: values.start,
-          endExclusive: values["end-exclusive"],
-          timezone: values.timezone,
-          matchMode,
-          limit,
-          cursor,
-          textQuery: values.text,
-        },
-        callOptions,
-      );
+      const page: Page =
+        calendars.length === 1
+          ? { one: await client.searchEvents({ ...fields, calendarId: calendars[0], cursor }, callOptions) }
+          : { across: await client.searchEventsAcrossCalendars({ ...fields, calendarIds: calendars, cursor }, callOptions) };
       pages.push(page);
-      cursor = page.nextCursor;
+      cursor = (page.one ?? page.across)!.nextCursor;
     } while (values.all && cursor !== "");
   } catch (error) {
     err.write(`${describeFailure(error)}\n`);
@@ -102,34 +106,58 @@ export async function search(
   }
 
   if (values.json) {
-    for (const page of pages) out.write(`${JSON.stringify(toJson(SearchEventsResponseSchema, page))}\n`);
+    for (const page of pages) {
+      const json =
+        page.one !== undefined
+          ? toJson(SearchEventsResponseSchema, page.one)
+          : toJson(SearchEventsAcrossCalendarsResponseSchema, page.across!);
+      out.write(`${JSON.stringify(json)}\n`);
+    }
   } else {
     out.write(renderTable(pages, values.mode!));
   }
   return 0;
 }
 
-function renderTable(pages: SearchEventsResponse[], mode: string): string {
-  const first = pages[0];
-  const last = pages[pages.length - 1];
+/** A page of either search: one calendar's, or several calendars' merged. */
+type Page = { one: SearchEventsResponse; across?: undefined } | { one?: undefined; across: SearchEventsAcrossCalendarsResponse };
+
+function renderTable(pages: Page[], mode: string): string {
+  const first = pages[0].one ?? pages[0].across!;
   const query = first.query!;
-  const events = pages.flatMap((page) => page.events);
+  const events = pages.flatMap((page) => (page.one ?? page.across!).events);
+  const across = pages[0].across !== undefined;
+  const stale = across
+    ? pages[pages.length - 1].across!.calendars.filter((calendar) => calendar.stale).map((calendar) => calendar.calendarId)
+    : pages[pages.length - 1].one!.stale
+      ? [query.calendarId]
+      : [];
   const lines = [
-    `${query.calendarId}: ${events.length} event(s), ${mode}, window in ${query.timezone}` +
-      (last.stale ? " (stale: the last reload failed, showing the last good data)" : ""),
+    `${across ? query.calendarIds.join(", ") : query.calendarId}: ${events.length} event(s), ${mode}, window in ${query.timezone}` +
+      (stale.length === 0
+        ? ""
+        : across
+          ? ` (stale: the last reload of ${stale.join(", ")} failed, showing the last good data)`
+          : " (stale: the last reload failed, showing the last good data)"),
   ];
   if (events.length > 0) {
-    const rows = events.map(row);
-    const widths = [0, 1, 2].map((column) => Math.max(...rows.map((cells) => cells[column].length), HEADER[column].length));
-    for (const cells of [HEADER, ...rows]) {
+    const header = across ? [...HEADER.slice(0, 3), "CALENDAR", HEADER[3]] : HEADER;
+    const rows = events.map((event) => {
+      const cells = row(event);
+      return across ? [...cells.slice(0, 3), event.calendarId, cells[3]] : cells;
+    });
+    const padded = header.length - 1;
+    const widths = header.map((_, column) => Math.max(...rows.map((cells) => cells[column].length), header[column].length));
+    for (const cells of [header, ...rows]) {
       lines.push(
         cells
-          .map((cell, column) => (column < 3 ? cell.padEnd(widths[column]) : cell))
+          .map((cell, column) => (column < padded ? cell.padEnd(widths[column]) : cell))
           .join("  ")
           .trimEnd(),
       );
     }
   }
+  const last = pages[pages.length - 1].one ?? pages[pages.length - 1].across!;
   if (last.nextCursor !== "") lines.push(`more: repeat with --all, or with --cursor ${last.nextCursor}`);
   return `${lines.join("\n")}\n`;
 }

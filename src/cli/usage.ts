@@ -20,7 +20,8 @@ const CONNECTION_USAGE = `  --address HOST:PORT   server address (or CALQ_ADDRES
   --tls-ca FILE         connect with TLS, trusting this CA (or CALQ_TLS_CA)`;
 
 /** The calendars and the window of `calq busy` and `calq slots`, as QueryFreeBusy and FindFreeSlots read them. */
-const CALENDARS_AND_WINDOW_USAGE = `  --calendar ID         a calendar id, or "primary" for your own; repeat it for several (up to 50)
+const CALENDARS_AND_WINDOW_USAGE = `  --calendar ID         a calendar id, or "primary" for your own; give it up to 50 times to search
+                        several calendars merged in start order, with a CALENDAR column; repeat it for several (up to 50)
   --start T             first instant, included: 2026-10-02T09:00 (read in --timezone), 2026-10-02, or with an offset
   --end-exclusive T     first instant after the window, same forms
   --timezone ZONE       IANA zone the window is read in and times are shown in (Asia/Ho_Chi_Minh)`;
@@ -28,7 +29,8 @@ const CALENDARS_AND_WINDOW_USAGE = `  --calendar ID         a calendar id, or "p
 /** The usage text of `calq search`. */
 export const SEARCH_USAGE = `usage: calq search --calendar ID --start T --end-exclusive T --timezone ZONE --mode overlap|start-within [options]
 
-  --calendar ID         a calendar id, or "primary" for your own
+  --calendar ID         a calendar id, or "primary" for your own; give it up to 50 times to search
+                        several calendars merged in start order, with a CALENDAR column
   --start T             first instant, included: 2026-10-02T09:00 (read in --timezone), 2026-10-02, or with an offset
   --end-exclusive T     first instant after the window, same forms
   --timezone ZONE       IANA zone the window is read in and times are shown in (Asia/Ho_Chi_Minh)

@@ -32,9 +32,20 @@ beforeAll(async () => {
         ),
         ...vevent("UID:holiday", "DTSTART;VALUE=DATE:20261002", "SUMMARY:Holiday"),
       ),
+      team: ics(
+        ...vevent(
+          "UID:sync",
+          "DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T083000",
+          "DTEND;TZID=Asia/Ho_Chi_Minh:20261002T091500",
+          "SUMMARY:Team sync",
+        ),
+      ),
     },
     config: {
-      calendars: [{ id: "work", source: "work.ics", timezone: "Asia/Ho_Chi_Minh", readers: ["an"] }],
+      calendars: [
+        { id: "work", source: "work.ics", timezone: "Asia/Ho_Chi_Minh", readers: ["an"] },
+        { id: "team", source: "team.ics", timezone: "Asia/Ho_Chi_Minh", readers: ["an"] },
+      ],
       principals: [{ id: "an", primary: "work", tokens: ["token-an"] }],
     },
   });
@@ -58,6 +69,23 @@ describe("calq search", () => {
     expect(lines[3]).toMatch(/^2026-10-02 08:30 \+07:00\s+2026-10-02 09:30 \+07:00\s+crosses start\s+Design review @ Room 3.2$/);
     expect(lines[4]).toMatch(/^2026-10-02 11:30 \+07:00\s+2026-10-02 12:30 \+07:00\s+crosses end\s+Workshop$/);
     expect(lines).toHaveLength(5);
+  });
+
+  it("searches several calendars merged in start order when --calendar is given more than once, naming each event's calendar", async () => {
+    const flags = FRIDAY_MORNING_FLAGS.filter((_, i, all) => all[i] !== "--calendar" && all[i - 1] !== "--calendar");
+    const run = await calqSearch([...flags, "--calendar", "primary", "--calendar", "team", "--mode", "overlap"]);
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("team, work: 4 event(s), overlap, window in Asia/Ho_Chi_Minh");
+    expect(lines[1]).toMatch(/^START\s+END \(excl\.\)\s+RELATION\s+CALENDAR\s+EVENT$/);
+    expect(lines.slice(2).map((line) => line.replace(/\s{2,}/g, " | "))).toEqual([
+      "2026-10-02 | 2026-10-03 | spans window | work | Holiday [all day]",
+      "2026-10-02 08:30 +07:00 | 2026-10-02 09:15 +07:00 | crosses start | team | Team sync",
+      "2026-10-02 08:30 +07:00 | 2026-10-02 09:30 +07:00 | crosses start | work | Design review @ Room 3.2",
+      "2026-10-02 11:30 +07:00 | 2026-10-02 12:30 +07:00 | crosses end | work | Workshop",
+    ]);
+    const json = await calqSearch([...flags, "--calendar", "work", "--calendar", "team", "--mode", "overlap", "--json"]);
+    expect(JSON.parse(json.stdout).query.calendarIds).toEqual(["team", "work"]);
   });
 
   it("keeps only the events holding every word of --text, whatever their case", async () => {
