@@ -8,12 +8,15 @@ import {
   FindFreeSlotsRequestSchema,
   MatchMode,
   QueryFreeBusyRequestSchema,
+  SearchEventsAcrossCalendarsRequestSchema,
   TentativePolicy,
 } from "../gen/calq/v1/calendar_service_pb.js";
 import { type CalendarConfig, DEFAULT_FEED_LIMITS, DEFAULT_SEARCH } from "../src/config/config-model.js";
 import { ingestFeed } from "../src/ingest/ingest.js";
+import { CursorCodec } from "../src/search/cursor.js";
 import { searchPage } from "../src/search/search-occurrences.js";
 import { type FreeBusyDeps, findFreeSlotsFor, queryFreeBusy } from "../src/server/free-busy.js";
+import { type SearchDeps, searchEventsAcrossCalendars } from "../src/server/search-events.js";
 import { CalendarStore, defaultLimits } from "../src/store/calendar-store.js";
 import { buildSnapshot, type Snapshot } from "../src/store/snapshot.js";
 import { resolveWindow } from "../src/time/request-window.js";
@@ -241,7 +244,10 @@ const freeBusyDeps: FreeBusyDeps = {
   clock: () => performance.now(),
 };
 /** Runs one handler call in a context of its own, ended when the call is, as connect's handlers end it. */
-async function served<T>(method: "queryFreeBusy" | "findFreeSlots", handle: (context: HandlerContext) => Promise<T>): Promise<T> {
+async function served<T>(
+  method: "queryFreeBusy" | "findFreeSlots" | "searchEventsAcrossCalendars",
+  handle: (context: HandlerContext) => Promise<T>,
+): Promise<T> {
   const context = createHandlerContext({
     service: CalendarService,
     method: CalendarService.method[method],
@@ -335,6 +341,43 @@ for (const [i, week] of randomWeeks(550, 19).entries()) {
   slotsFound.push(response.slots.length);
 }
 
+// A search across the same 50 calendars (SearchEventsAcrossCalendars): a page of 20 in one week, then the
+// page after it with its cursor, through the handler as above.
+const searchDeps: SearchDeps = {
+  ...freeBusyDeps,
+  cursors: new CursorCodec([{ id: "bench", secret: new Uint8Array(32).fill(7) }], 15 * 60_000),
+  now: Date.now,
+};
+const acrossRequest = (week: { start: string; endExclusive: string }, cursor = "") =>
+  create(SearchEventsAcrossCalendarsRequestSchema, {
+    calendarIds: people.calendarIds,
+    ...week,
+    timezone: "America/New_York",
+    matchMode: MatchMode.OVERLAP,
+    limit: 20,
+    cursor,
+  });
+const acrossFirst: number[] = [];
+const acrossNext: number[] = [];
+for (const [i, week] of randomWeeks(550, 23).entries()) {
+  const t0 = performance.now();
+  const first = await served("searchEventsAcrossCalendars", (context) =>
+    searchEventsAcrossCalendars(searchDeps, people.principal, acrossRequest(week), context),
+  );
+  const t1 = performance.now();
+  const next = await served("searchEventsAcrossCalendars", (context) =>
+    searchEventsAcrossCalendars(searchDeps, people.principal, acrossRequest(week, first.nextCursor), context),
+  );
+  const t2 = performance.now();
+  if (first.events.length !== 20 || next.events.length !== 20 || first.partial || next.partial) {
+    throw new Error("a search across the team's calendars came back short");
+  }
+  // The first 50 warm the search's code.
+  if (i < 50) continue;
+  acrossFirst.push(t1 - t0);
+  acrossNext.push(t2 - t1);
+}
+
 const freeBusyResults = `## Free/busy and free slots (bench/run.ts)
 
 - ${machineLine()}
@@ -343,7 +386,7 @@ const freeBusyResults = `## Free/busy and free slots (bench/run.ts)
   ingest workers and installed in ${ms(teamBuildMs)} ms.
 - Each query: all ${TEAM_SIZE} calendars over one week, Monday to Monday in America/New_York (date-only \`start\` and
   \`end_exclusive\`), one of the 52 weeks within half a year of now (two cross a DST change).
-- Measured: the whole QueryFreeBusy or FindFreeSlots handler in process (src/server/free-busy.ts): request checks and
+- Measured: the whole QueryFreeBusy, FindFreeSlots or SearchEventsAcrossCalendars handler in process (src/server/free-busy.ts, search-events.ts): request checks and
   window resolution, access to each calendar, reading its snapshot, merging each and all, building the response
   message with its local times; not authentication, the network or protobuf encoding. Wall clock, and the process's
   CPU time (process.cpuUsage: time on a core, not time waiting for one, which a machine shared by several jobs adds).
@@ -352,6 +395,8 @@ const freeBusyResults = `## Free/busy and free slots (bench/run.ts)
 |---|---|---|---|---|---|
 | QueryFreeBusy, ${TEAM_SIZE} calendars × one week, first query of each week after the load (52) | ${ms(median(firstPass))} ms | | ${ms(Math.max(...firstPass))} ms | | |
 | QueryFreeBusy, ${TEAM_SIZE} calendars × one week (${freeBusy.length} random weeks, each read before) | ${ms(median(freeBusy))} ms | ${ms(percentile(freeBusy, 99))} ms | ${ms(Math.max(...freeBusy))} ms | ${ms(median(freeBusyCpu))} / ${ms(percentile(freeBusyCpu, 99))} ms | ≤ 5 ms |
+| SearchEventsAcrossCalendars, same calendars, one week, first page of 20 (${acrossFirst.length} random weeks) | ${ms(median(acrossFirst))} ms | ${ms(percentile(acrossFirst, 99))} ms | ${ms(Math.max(...acrossFirst))} ms | | ≤ 2 ms |
+| SearchEventsAcrossCalendars, the page after it, with its cursor | ${ms(median(acrossNext))} ms | ${ms(percentile(acrossNext, 99))} ms | ${ms(Math.max(...acrossNext))} ms | | ≤ 2 ms |
 | FindFreeSlots, same calendars, ${freeSlots.length} random weeks, 09:00-17:00 Monday to Friday, 30 minutes, tentative busy, limit 10 | ${ms(median(freeSlots))} ms | ${ms(percentile(freeSlots, 99))} ms | ${ms(Math.max(...freeSlots))} ms | ${ms(median(freeSlotsCpu))} / ${ms(percentile(freeSlotsCpu, 99))} ms | |
 
 During the ${freeBusy.length} QueryFreeBusy queries the collector ran ${youngCollections.length} young-generation collections (${ms(youngCollections.reduce((sum, gc) => sum + gc, 0))} ms in all,
