@@ -127,6 +127,24 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
     );
   });
 
+  it("refuses find_free_slots working hours that end before they start, naming the code and the field", async () => {
+    const result = await callTool(an, "find_free_slots", {
+      calendar_ids: ["primary"],
+      start: "2026-10-02",
+      end_exclusive: "2026-10-03",
+      timezone: HCM,
+      duration_minutes: 30,
+      step_minutes: null,
+      tentative: "free",
+      working_hours_start: "17:00",
+      working_hours_end: "09:00",
+      working_days: null,
+      limit: null,
+    });
+    expect(errorCode(result)).toBe("invalid_slot_query");
+    expect(result.text).toContain("working_hours_end");
+  });
+
   it("leaves the 08:30 meeting out with start_within", async () => {
     const events = eventsOf(await callTool(an, "search_calendar_events", { ...FRIDAY_MORNING, match_mode: "start_within" }));
     expect(events.map((event) => event.summary)).toEqual(["Architecture workshop"]);
