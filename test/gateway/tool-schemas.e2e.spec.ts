@@ -147,7 +147,15 @@ describe("tools generated from the proto descriptors", () => {
     const everyCall = ["unauthenticated", "internal", "invalid_arguments", "service_unavailable", "service_overloaded"];
     expect(errorCodesIn(tool("list_calendars").description)).toEqual(everyCall);
     expect(errorCodesIn(tool("get_user_context").description)).toEqual(everyCall);
-    expect(errorCodesIn(search.description)).toEqual([...SEARCH_REASON_CODES, "internal", "invalid_text_query", ...everyGatewayCode()]);
+    expect(errorCodesIn(search.description)).toEqual([
+      ...SEARCH_REASON_CODES,
+      "internal",
+      "invalid_text_query",
+      "calendar_in_other_shard_group",
+      ...everyGatewayCode(),
+    ]);
+    expect(errorCodesIn(tool("query_free_busy").description)).toContain("calendars_span_shard_groups");
+    expect(errorCodesIn(search.description)).not.toContain("calendars_span_shard_groups");
     expect(errorCodesIn(search.description)).not.toContain("feed_rejected");
   });
 
@@ -163,7 +171,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(23);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(25);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",
