@@ -9,7 +9,8 @@
  * time that the service reads in --timezone, refusing a time that a DST jump
  * skips or repeats (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_TIMEZONE) rather than
  * this command guessing. Refusals print their reason and the service's
- * advice, and exit 1.
+ * advice, and exit 1. With shard groups, the calendar's group is learnt from
+ * the first refusal and every page carries the headers a balancer routes on.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -26,6 +27,7 @@ import {
   WindowRelation,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { Environment } from "../config/calq-config.js";
+import { shardRouting } from "../rpc/shard-routing.js";
 import { calqErrorInfo, codeName } from "../rpc/status.js";
 import { UsageError } from "./usage-error.js";
 
@@ -83,6 +85,8 @@ export async function search(
   const transport = createGrpcTransport({
     baseUrl: `${ca === undefined ? "http" : "https"}://${values.address}`,
     nodeOptions: ca === undefined ? undefined : { ca: readFileSync(ca) },
+    // Behind a balancer routing on shard groups, the first page learns the calendar's group; later pages go straight there.
+    interceptors: [shardRouting()],
   });
   const client = createClient(CalendarService, transport);
   const headers = values.token === undefined ? undefined : { authorization: `Bearer ${values.token}` };
