@@ -73,7 +73,17 @@ export class ShardMap {
     if (!groups.includes(localGroup)) {
       throw new ConfigError(`this replica's shard group "${localGroup}" is not one of shards.groups (${groups.join(", ")})`);
     }
-    for (const calendar of config.calendars) this.groups.set(calendar.id, rendezvousGroup(shardKeyOf(calendar), groups));
+    // Calendars sharing a key (one user's) are placed once: a hash per group is the cost of a start with many calendars.
+    const byKey = new Map<string, string>();
+    for (const calendar of config.calendars) {
+      const key = shardKeyOf(calendar);
+      let group = byKey.get(key);
+      if (group === undefined) {
+        group = rendezvousGroup(key, groups);
+        byKey.set(key, group);
+      }
+      this.groups.set(calendar.id, group);
+    }
   }
 
   /** True when the calendars are split across groups. */

@@ -34,6 +34,7 @@ interface Container {
   ports: { name: string; containerPort: number }[];
   readinessProbe: unknown;
   livenessProbe?: unknown;
+  startupProbe?: unknown;
   volumeMounts: { name: string; mountPath: string }[];
 }
 
@@ -125,6 +126,10 @@ describe("deploy/kubernetes", () => {
       expect(shardGroup).toBe(group);
       expect(() => new ShardMap(config, shardGroup)).not.toThrow();
       expect(container.readinessProbe).toMatchObject({ grpc: { port: 50051 } });
+      // A group's first load may take minutes: liveness must not restart a replica before it has served once.
+      const startup = container.startupProbe as { grpc: { port: number }; periodSeconds: number; failureThreshold: number };
+      expect(startup.grpc.port).toBe(50051);
+      expect(startup.periodSeconds * startup.failureThreshold).toBeGreaterThanOrEqual(300);
       expect(container.livenessProbe).toMatchObject({ grpc: { port: 50051 } });
       expect(container.ports.map((port) => port.containerPort)).toContain(50051);
       expect(container.envFrom).toEqual([{ secretRef: { name: "calq-cursor-keys" } }]);
