@@ -118,7 +118,7 @@ export function parseConfig(document: unknown, baseDirectory: string, label: str
       throw new ConfigError(`${where} (${id}).primary: no calendar has id "${primary}"`);
     }
     const tokenDigests = list(item.tokens ?? [], `${where} (${id}).tokens`).map((token, j) => {
-      const text = requiredString(token, `${where} (${id}).tokens[${j}]`);
+      const text = tokenDigestText(token, `${where} (${id}).tokens[${j}]`, environment);
       const match = /^sha256:([0-9a-fA-F]{64})$/.exec(text);
       if (match === null) {
         throw new ConfigError(`${where} (${id}).tokens[${j}]: write tokens as sha256:<64 hex digits> of the bearer token, never in clear`);
@@ -216,6 +216,15 @@ function shardKey(value: unknown, where: string): string {
     throw new ConfigError(`${where}: "${text}" is not a valid shard key (up to 128 letters, digits, '.', '_', '@', '+', '-')`);
   }
   return text;
+}
+
+/** A token digest as calq.yaml writes it, or read from the variable `{env: NAME}` names; a missing variable stops the start. */
+function tokenDigestText(token: unknown, where: string, environment: Environment): string {
+  if (typeof token !== "object" || token === null) return requiredString(token, where);
+  const variable = requiredString((token as Record<string, unknown>).env, `${where}.env`);
+  const value = environment[variable];
+  if (value === undefined || value === "") throw new ConfigError(`${where}: environment variable ${variable} is not set`);
+  return value.trim();
 }
 
 function parseFeedLimits(value: unknown, where: string): FeedLimits {

@@ -70,7 +70,8 @@ export const CONFIG_SCHEMA: Schema = closed({
         id,
         primary: text,
         timezone: text,
-        tokens: texts,
+        // A digest written out, or the variable that holds it (a Kubernetes Secret, say).
+        tokens: { type: "array", items: { anyOf: [text, closed({ env: text }, ["env"])] } },
         capabilities: texts,
       },
       ["id"],

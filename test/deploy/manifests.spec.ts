@@ -72,7 +72,10 @@ function named(documents: Manifest[], kind: string, name: string): Manifest {
 
 const configMap = named(calq, "ConfigMap", "calq-config") as unknown as { data: Record<string, string> };
 const secret = named(calq, "Secret", "calq-cursor-keys") as unknown as { stringData: Record<string, string> };
-const config = parseConfig(YAML.parse(configMap.data["calq.yaml"]), "/etc/calq", "calq.yaml", secret.stringData);
+const digests = named(calq, "Secret", "calq-token-digests") as unknown as { stringData: Record<string, string> };
+/** What a replica's environment holds: both Secrets, through envFrom. */
+const environment = { ...secret.stringData, ...digests.stringData };
+const config = parseConfig(YAML.parse(configMap.data["calq.yaml"]), "/etc/calq", "calq.yaml", environment);
 const groups = config.shards?.groups ?? [];
 
 const deploymentSpec = (document: Manifest) => document.spec as unknown as DeploymentSpec;
@@ -86,8 +89,10 @@ describe("deploy/kubernetes", () => {
     },
   );
 
-  it("carries a calq.yaml that calq itself accepts, split into shard groups, with the cursor keys the Secret provides", () => {
+  it("carries a calq.yaml that calq itself accepts, split into shard groups, with the keys and token digests the Secrets provide", () => {
     expect(groups).toEqual(["g1", "g2"]);
+    expect(config.principals.every((principal) => principal.tokenDigests.length > 0)).toBe(true);
+    expect(configMap.data["calq.yaml"]).not.toMatch(/sha256:/);
     expect(config.search.cursorKeyEnv.every((name) => name in secret.stringData)).toBe(true);
     // Each group of the example serves something, and calendars sharing a key share a group.
     for (const group of groups) expect(new ShardMap(config, group).localCalendars().length).toBeGreaterThan(0);
@@ -119,7 +124,7 @@ describe("deploy/kubernetes", () => {
     }
   });
 
-  it("tells each group's replicas their group, probes gRPC health on the port calq serves, and shares the keys through the Secret", () => {
+  it("tells each group's replicas their group, probes gRPC health on the port calq serves, and passes both Secrets", () => {
     for (const group of groups) {
       const [container] = deploymentSpec(named(calq, "Deployment", `calq-${group}`)).template.spec.containers;
       const shardGroup = container.env?.find((variable) => variable.name === "CALQ_SHARD_GROUP")?.value;
@@ -132,7 +137,7 @@ describe("deploy/kubernetes", () => {
       expect(startup.periodSeconds * startup.failureThreshold).toBeGreaterThanOrEqual(300);
       expect(container.livenessProbe).toMatchObject({ grpc: { port: 50051 } });
       expect(container.ports.map((port) => port.containerPort)).toContain(50051);
-      expect(container.envFrom).toEqual([{ secretRef: { name: "calq-cursor-keys" } }]);
+      expect(container.envFrom).toEqual([{ secretRef: { name: "calq-cursor-keys" } }, { secretRef: { name: "calq-token-digests" } }]);
     }
   });
 
