@@ -555,7 +555,8 @@ export type CalendarInfo = Message<"calq.v1.CalendarInfo"> & {
    * deployment is not split into groups. Send it in the `x-calq-shard-group`
    * header of calls about this calendar so the load balancer routes them to
    * that group. `data_as_of` and `stale` are known only to that group's
-   * replicas: elsewhere they are absent and false.
+   * replicas: elsewhere they are absent and false, and `timezone` is empty
+   * unless calq.yaml sets the calendar's zone (it is not read from the feed).
    *
    * @generated from field: string shard_group = 7;
    */
