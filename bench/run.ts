@@ -237,7 +237,7 @@ const teamBuild0 = performance.now();
 const people = await team(now);
 const teamBuildMs = performance.now() - teamBuild0;
 const freeBusyDeps: FreeBusyDeps = {
-  store: people.store,
+  access: { store: people.store, shards: people.shards, log: () => {} },
   maxWindowMs: 366 * DAY,
   log: () => {},
   searchBudgetMs: DEFAULT_SEARCH.cpuBudgetMs,

@@ -9,6 +9,7 @@
  */
 import { READ } from "../src/config/capabilities.js";
 import { type CalendarConfig, DEFAULT_FEED_LIMITS, type PrincipalConfig } from "../src/config/config-model.js";
+import { ShardMap } from "../src/config/shard-map.js";
 import { ingestFeed } from "../src/ingest/ingest.js";
 import { CalendarStore, defaultLimits } from "../src/store/calendar-store.js";
 import { generateFeed } from "./generate-feed.js";
@@ -18,6 +19,8 @@ export const TEAM_SIZE = 50;
 /** The team's calendars in a store, who may read them, and their ids. */
 export interface Team {
   readonly store: CalendarStore;
+  /** The calendars as calq.yaml would place them: one group, this process. */
+  readonly shards: ShardMap;
   readonly principal: PrincipalConfig;
   readonly calendarIds: string[];
 }
@@ -47,5 +50,5 @@ export async function team(now: number): Promise<Team> {
       })),
     ),
   );
-  return { store, principal, calendarIds };
+  return { store, shards: new ShardMap({ calendars: configs }, undefined), principal, calendarIds };
 }

@@ -11,7 +11,9 @@
  * time that the service reads in --timezone, refusing a time that a DST jump
  * skips or repeats (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_TIMEZONE) rather than
  * this command guessing. Refusals print their reason and the service's
- * advice, and exit 1.
+ * advice, and exit 1. With shard groups, the calendar's group is learnt from
+ * the first refusal and every page carries the headers a balancer routes on
+ * (service-client.ts).
  */
 import { parseArgs } from "node:util";
 import { toJson } from "@bufbuild/protobuf";

@@ -43,6 +43,8 @@ export async function serve(argv: string[], env: Environment, cwd: string): Prom
   }
 
   const log = pinoLogger(settings.logLevel);
+  const groupNote =
+    settings.shardGroup === undefined ? "" : ` (shard group ${settings.shardGroup} of ${config.calendars.length} calendars)`;
   // Signals are handled from the start: a SIGTERM while the first load is
   // still reading a slow feed drains and exits 0 like any other.
   let listening: RunningServer | undefined;
@@ -77,15 +79,15 @@ export async function serve(argv: string[], env: Environment, cwd: string): Prom
       process.stdout.write(
         `calq listening on ${shown}:${opened.port} (gRPC, gRPC-Web and Connect over ${protocols})\n` +
           (opened.adminPort === undefined ? "" : `metrics on http://${settings.admin!.host}:${opened.adminPort}/metrics\n`) +
-          `loading ${config.calendars.length} calendar(s) from ${values.data}; health says NOT_SERVING until they are ready\n`,
+          `loading ${opened.store.views().length} calendar(s) from ${values.data}${groupNote}; health says NOT_SERVING until they are ready\n`,
       );
       if (signalled !== undefined) drain(opened, signalled);
     },
   });
   if (signalled !== undefined) return;
-  process.stdout.write(`serving ${config.calendars.length} calendar(s) from ${values.data}\n`);
+  process.stdout.write(`serving ${server.store.views().length} calendar(s) from ${values.data}${groupNote}\n`);
   process.on("SIGHUP", () => {
-    for (const calendar of config.calendars) void server.store.reload(calendar.id);
+    for (const { config: calendar } of server.store.views()) void server.store.reload(calendar.id);
   });
 }
 

@@ -10,6 +10,7 @@ import { type CallOptions, type Client, ConnectError, createClient } from "@conn
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { Environment } from "../config/calq-config.js";
+import { shardRouting } from "../rpc/shard-routing.js";
 import { calqErrorInfo, codeName } from "../rpc/status.js";
 
 /** The parseArgs options every client command takes, defaulted from CALQ_ADDRESS, CALQ_TOKEN and CALQ_TLS_CA. */
@@ -34,12 +35,14 @@ export interface ServiceClient {
   readonly callOptions: CallOptions;
 }
 
-/** Connects over gRPC, with TLS trusting --tls-ca when it is given, else in plain text. */
+/** Connects over gRPC, with TLS trusting --tls-ca when it is given, else in plain text, routing by shard group. */
 export function serviceClient(values: ConnectionValues): ServiceClient {
   const ca = values["tls-ca"];
   const transport = createGrpcTransport({
     baseUrl: `${ca === undefined ? "http" : "https"}://${values.address}`,
     nodeOptions: ca === undefined ? undefined : { ca: readFileSync(ca) },
+    // Behind a balancer routing on shard groups, the first call learns each calendar's group; later calls go straight there.
+    interceptors: [shardRouting()],
   });
   const headers = values.token === undefined ? undefined : { authorization: `Bearer ${values.token}` };
   return { client: createClient(CalendarService, transport), callOptions: { headers, timeoutMs: 30_000 } };

@@ -21,6 +21,7 @@ import {
   type FeedLimits,
   type FeedSource,
   type SearchConfig,
+  type ShardsConfig,
 } from "./config-model.js";
 import { checkConfigShape } from "./config-schema.js";
 import { Secret, sha256Hex } from "./secret.js";
@@ -29,6 +30,8 @@ import { Secret, sha256Hex } from "./secret.js";
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** A shard key travels in an HTTP header (x-calq-shard-key): an id, or an address such as an@example.com. */
+const SHARD_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$/;
 
 /** Every *.ics in the folder is a calendar (id = file name); principal "dev" reads them all. */
 export function directoryConfig(directory: string, devToken: string | undefined): CalqConfig {
@@ -93,6 +96,7 @@ export function parseConfig(document: unknown, baseDirectory: string, label: str
       readers: list(item.readers ?? [], `${where} (${id}).readers`).map((reader, j) =>
         requiredId(reader, `${where} (${id}).readers[${j}]`),
       ),
+      shardKey: item.shard_key === undefined ? undefined : shardKey(item.shard_key, `${where} (${id}).shard_key`),
     };
   });
   unique(
@@ -114,7 +118,7 @@ export function parseConfig(document: unknown, baseDirectory: string, label: str
       throw new ConfigError(`${where} (${id}).primary: no calendar has id "${primary}"`);
     }
     const tokenDigests = list(item.tokens ?? [], `${where} (${id}).tokens`).map((token, j) => {
-      const text = requiredString(token, `${where} (${id}).tokens[${j}]`);
+      const text = tokenDigestText(token, `${where} (${id}).tokens[${j}]`, environment);
       const match = /^sha256:([0-9a-fA-F]{64})$/.exec(text);
       if (match === null) {
         throw new ConfigError(`${where} (${id}).tokens[${j}]: write tokens as sha256:<64 hex digits> of the bearer token, never in clear`);
@@ -146,6 +150,7 @@ export function parseConfig(document: unknown, baseDirectory: string, label: str
   }
   return {
     calendars,
+    shards: parseShards(root.shards, `${label}: shards`),
     principals,
     search: parseSearch(root.search, `${label}: search`),
     feeds: parseFeedLimits(root.feeds, `${label}: feeds`),
@@ -192,6 +197,34 @@ function parseSource(item: Record<string, unknown>, baseDirectory: string, where
     headers.set(name, new Secret(secret));
   }
   return { kind: "http", url, headers };
+}
+
+/** shards.groups: the names of the replica groups, each once; absent means one group serves everything. */
+function parseShards(value: unknown, where: string): ShardsConfig | undefined {
+  if (value === undefined || value === null) return undefined;
+  const item = record(value, where);
+  if (item.groups === undefined) return undefined;
+  const groups = list(item.groups, `${where}.groups`).map((group, i) => requiredId(group, `${where}.groups[${i}]`));
+  if (groups.length === 0) throw new ConfigError(`${where}.groups: name at least one group`);
+  unique(groups, where, "group");
+  return { groups };
+}
+
+function shardKey(value: unknown, where: string): string {
+  const text = requiredString(typeof value === "number" ? String(value) : value, where);
+  if (!SHARD_KEY_PATTERN.test(text)) {
+    throw new ConfigError(`${where}: "${text}" is not a valid shard key (up to 128 letters, digits, '.', '_', '@', '+', '-')`);
+  }
+  return text;
+}
+
+/** A token digest as calq.yaml writes it, or read from the variable `{env: NAME}` names; a missing variable stops the start. */
+function tokenDigestText(token: unknown, where: string, environment: Environment): string {
+  if (typeof token !== "object" || token === null) return requiredString(token, where);
+  const variable = requiredString((token as Record<string, unknown>).env, `${where}.env`);
+  const value = environment[variable];
+  if (value === undefined || value === "") throw new ConfigError(`${where}: environment variable ${variable} is not set`);
+  return value.trim();
 }
 
 function parseFeedLimits(value: unknown, where: string): FeedLimits {

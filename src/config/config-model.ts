@@ -26,6 +26,8 @@ export interface CalendarConfig {
   readonly name: string;
   /** Principal ids allowed to read the calendar. */
   readonly readers: readonly string[];
+  /** What picks the calendar's shard group (shard-map.ts: shardKeyOf): calq.yaml's `shard_key`; absent, the id. */
+  readonly shardKey?: string;
 }
 
 export interface PrincipalConfig {
@@ -62,8 +64,18 @@ export interface FeedLimits {
   readonly expansionBudgetMs: number;
 }
 
+/**
+ * The shard groups of replicas the calendars are split across (calq.yaml
+ * `shards.groups`); each replica serves one (`shards.group`, a serve setting).
+ */
+export interface ShardsConfig {
+  readonly groups: readonly string[];
+}
+
 export interface CalqConfig {
   readonly calendars: readonly CalendarConfig[];
+  /** Absent: one group of replicas serves every calendar. */
+  readonly shards?: ShardsConfig;
   readonly principals: readonly PrincipalConfig[];
   readonly search: SearchConfig;
   readonly feeds: FeedLimits;

@@ -27,9 +27,12 @@ const id: Schema = { type: ["string", "integer"] };
 const duration: Schema = { type: "string", description: "a number and a unit: 500ms, 30s, 5m, 1h" };
 const count: Schema = { type: "integer", description: "a positive integer" };
 
-/** The server, tls and admin sections, one key per row of the settings table. */
-function settingSections(): Record<string, Schema> {
-  const sections = new Map<string, Record<string, Schema>>();
+/**
+ * The server, tls, admin and other sections, one key per row of the settings
+ * table, with `extra` keys that are not settings (shards.groups).
+ */
+function settingSections(extra: Record<string, Record<string, Schema>>): Record<string, Schema> {
+  const sections = new Map<string, Record<string, Schema>>(Object.entries(extra).map(([section, keys]) => [section, { ...keys }]));
   for (const source of Object.values(SOURCES) as Source[]) {
     const [section, key] = source.yaml;
     const properties = sections.get(section) ?? {};
@@ -51,6 +54,7 @@ export const CONFIG_SCHEMA: Schema = closed({
         timezone: text,
         name: text,
         readers: { type: "array", items: id },
+        shard_key: id,
         headers: {
           type: "object",
           additionalProperties: closed({ env: text }, ["env"]),
@@ -66,7 +70,8 @@ export const CONFIG_SCHEMA: Schema = closed({
         id,
         primary: text,
         timezone: text,
-        tokens: texts,
+        // A digest written out, or the variable that holds it (a Kubernetes Secret, say).
+        tokens: { type: "array", items: { anyOf: [text, closed({ env: text }, ["env"])] } },
         capabilities: texts,
       },
       ["id"],
@@ -86,7 +91,7 @@ export const CONFIG_SCHEMA: Schema = closed({
     cursor_key_env: texts,
     cpu_budget: duration,
   }),
-  ...settingSections(),
+  ...settingSections({ shards: { groups: { type: "array", items: id, minItems: 1 } } }),
   auth: closed({
     jwt: closed({
       issuer: text,

@@ -16,6 +16,7 @@
  *   health: { max_watch_streams, max_watch_streams_per_connection }
  *   tls:    { cert_file, key_file, client_ca_file, principal_from_certificate }
  *   admin:  { host, port }
+ *   shards: { group }   (shards.groups, the list, is read by calq-config.ts)
  *   auth:   { jwt: { issuer, audience, jwks_file, hs256_secret_env, clock_skew_seconds } }
  */
 import { isAbsolute, resolve } from "node:path";
@@ -73,6 +74,8 @@ export interface ServeSettings {
   readonly maxWatchStreamsPerConnection: number;
   readonly logLevel: LogLevel;
   readonly jwt?: JwtSettings;
+  /** The shard group this replica serves (calq.yaml `shards.groups` lists them); undefined when not split. */
+  readonly shardGroup?: string;
 }
 
 /**
@@ -279,6 +282,14 @@ export const SOURCES = {
     help: "debug, info, warn or error",
     default: "info",
   },
+  shardGroup: {
+    yaml: ["shards", "group"],
+    type: "string",
+    env: "CALQ_SHARD_GROUP",
+    flag: "shard-group",
+    value: "G",
+    help: "the shard group this replica serves, one of shards.groups: it loads only that group's calendars",
+  },
   tlsCertFile: {
     yaml: ["tls", "cert_file"],
     type: "string",
@@ -474,6 +485,7 @@ export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
     ),
     logLevel: logLevel as LogLevel,
     jwt: parseJwt(root.auth, inputs.baseDirectory),
+    shardGroup: text("shardGroup"),
   };
 }
 
@@ -524,8 +536,9 @@ const SECRET_KEY = /(^|_)(tokens?|secrets?|passwords?)$/i;
  * and every credential redacted.
  */
 export function printableConfig(document: Record<string, unknown>, settings: ServeSettings): Record<string, unknown> {
-  const { server: _server, tls: _tls, admin: _admin, auth: _auth, connections: _connections, health: _health, ...rest } = document;
+  const { server: _server, tls: _tls, admin: _admin, auth: _auth, connections: _connections, health: _health, shards, ...rest } = document;
   const { tls, admin, jwt } = settings;
+  const groups = isRecord(shards) ? shards.groups : undefined;
   return {
     ...(redact(rest) as Record<string, unknown>),
     server: {
@@ -559,6 +572,7 @@ export function printableConfig(document: Record<string, unknown>, settings: Ser
       principal_from_certificate: tls.principalFromCertificate,
     },
     admin: admin && { host: admin.host, port: admin.port },
+    shards: groups === undefined && settings.shardGroup === undefined ? undefined : { groups, group: settings.shardGroup },
     auth: jwt && {
       jwt: {
         issuer: jwt.issuer,

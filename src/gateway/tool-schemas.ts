@@ -80,7 +80,7 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
  * What each result field means is said once, in the output schema.
  */
 function toolDescription(service: DescService, method: DescMethod, errors: readonly ErrorGuideEntry[]): string {
-  const reachable = reasonsOf(method, errors).filter((entry) => !SCHEMA_GUARDED.has(entry.reason));
+  const reachable = reasonsOf(method, errors).filter((entry) => !NOT_FOR_MODELS.has(entry.reason));
   const [own, anyCall] = partition(reachable, (entry) => !EVERY_METHOD.has(entry.reason));
   const common = [...anyCall.map((entry) => [entry.code, entry.instruction] as const), ...Object.entries(GATEWAY_ERRORS)];
   return [
@@ -100,12 +100,14 @@ function toolDescription(service: DescService, method: DescMethod, errors: reado
 }
 
 /**
- * Reasons no tool call can get, because the strict input schema already
- * refuses what causes them (as invalid_arguments): match_mode is held to the
- * enum's sendable values, limit to FIELD_BOUNDS. Listing them would only cost
- * a model's context.
+ * Reasons a model never has to act on, so listing them would only cost its
+ * context: the strict input schema already refuses what causes
+ * INVALID_MATCH_MODE and INVALID_LIMIT (match_mode is held to the enum's
+ * sendable values, limit to FIELD_BOUNDS), and the gateway's client resends a
+ * call refused with CALENDAR_IN_OTHER_SHARD_GROUP to the group it names
+ * (rpc/shard-routing.ts).
  */
-const SCHEMA_GUARDED: ReadonlySet<string> = new Set(["INVALID_MATCH_MODE", "INVALID_LIMIT"]);
+const NOT_FOR_MODELS: ReadonlySet<string> = new Set(["INVALID_MATCH_MODE", "INVALID_LIMIT", "CALENDAR_IN_OTHER_SHARD_GROUP"]);
 
 function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
   return [items.filter(test), items.filter((item) => !test(item))];

@@ -24,6 +24,7 @@ import {
 import { CalqError } from "../calq-error.js";
 import { ADMIN } from "../config/capabilities.js";
 import type { FeedLimits, FeedSource } from "../config/config-model.js";
+import type { ShardMap } from "../config/shard-map.js";
 import { assertNever } from "../exhaustive.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { writeFileDurably } from "../feeds/durable-write.js";
@@ -34,9 +35,12 @@ import type { Logger } from "../logging/logger.js";
 import type { CalendarStore, CalendarView, LoadFailure } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import type { Authenticator } from "./authenticator.js";
+import { inOtherShardGroup } from "./calendar-access.js";
 
 export interface AdminServiceDeps {
   readonly store: CalendarStore;
+  /** Every configured calendar with its shard group; the store holds this replica's group only. */
+  readonly shards: ShardMap;
   readonly authenticator: Authenticator;
   readonly feeds: FeedLimits;
   readonly limits: (now: number) => ExpansionLimits;
@@ -90,10 +94,13 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof Calenda
       throw new CalqError("ADMIN_CAPABILITY_REQUIRED", "this method needs the calendar.admin capability");
   }
 
+  /** This replica's view of a calendar; an admin may learn that a calendar of another group exists, and where. */
   function calendar(calendarId: string): CalendarView {
     const view = calendarId === "" ? undefined : store.view(calendarId);
-    if (view === undefined) throw new CalqError("CALENDAR_NOT_FOUND", "no calendar has this id", "calendar_id");
-    return view;
+    if (view !== undefined) return view;
+    const elsewhere = calendarId === "" ? undefined : deps.shards.calendar(calendarId);
+    if (elsewhere !== undefined) throw inOtherShardGroup(deps.shards, elsewhere);
+    throw new CalqError("CALENDAR_NOT_FOUND", "no calendar has this id", "calendar_id");
   }
 
   return {

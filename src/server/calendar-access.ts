@@ -1,16 +1,33 @@
 /**
- * Who may read which calendar (docs/operating.md: Who is calling). A reader listed on the calendar may
- * read it, given the calendar.read capability (which calq.yaml principals
- * hold implicitly); anyone else needs calendar.read.any, and such reads
- * are audit-logged. "primary" names the caller's own primary calendar. An
- * unknown calendar and a forbidden one give the same error, byte for byte.
+ * Who may read which calendar (docs/operating.md: Who is calling), and
+ * whether this replica holds it (docs/operating.md: Shard groups). A reader
+ * listed on the calendar may read it, given the calendar.read capability
+ * (which calq.yaml principals hold implicitly); anyone else needs
+ * calendar.read.any, and such reads are audit-logged. "primary" names the
+ * caller's own primary calendar. An unknown calendar and a forbidden one
+ * give the same error, byte for byte.
+ *
+ * Access is checked against the whole calq.yaml, which every replica reads,
+ * before the shard group: a replica of another group answers a calendar the
+ * caller may not read exactly as the calendar's own group would, so the
+ * group refusals never reveal that a calendar exists.
  */
 import { CalqError } from "../calq-error.js";
 import { READ, READ_ANY } from "../config/capabilities.js";
+import type { CalendarConfig } from "../config/config-model.js";
+import { type ShardMap, shardKeyOf } from "../config/shard-map.js";
 import type { Logger } from "../logging/logger.js";
 import { MAX_CALENDARS_PER_REQUEST } from "../page-size.js";
+import { SHARD_GROUP_HEADER, SHARD_KEY_HEADER } from "../rpc/shard-headers.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
 import type { Principal } from "./authenticator.js";
+
+/** What opening a calendar needs: the whole configuration with its groups, and this replica's loaded calendars. */
+export interface CalendarAccess {
+  readonly shards: ShardMap;
+  readonly store: CalendarStore;
+  readonly log: Logger;
+}
 
 /** The one refusal for unknown and forbidden calendars alike. */
 function notAccessible(): CalqError {
@@ -20,62 +37,102 @@ function notAccessible(): CalqError {
   );
 }
 
-export function mayRead(principal: Principal, view: CalendarView): "reader" | "read_any" | undefined {
-  if (view.config.readers.includes(principal.id) && principal.capabilities.includes(READ)) return "reader";
+export function mayRead(principal: Principal, calendar: CalendarConfig): "reader" | "read_any" | undefined {
+  if (calendar.readers.includes(principal.id) && principal.capabilities.includes(READ)) return "reader";
   return principal.capabilities.includes(READ_ANY) ? "read_any" : undefined;
 }
 
-/** The calendar a caller asks for, if the caller may read it; audit-logs reads through calendar.read.any. */
-export function openCalendar(
-  store: CalendarStore,
-  principal: Principal,
-  requestedId: string,
-  method: string,
-  log: Logger,
-  /** The call's correlation id, so the audit line and the RPC line can be matched. */
-  correlationId?: string,
-): CalendarView {
-  const calendarId = requestedId === "primary" ? principal.primary : requestedId;
-  const view = calendarId === undefined ? undefined : store.view(calendarId);
-  const access = view === undefined ? undefined : mayRead(principal, view);
-  if (view === undefined || access === undefined) throw notAccessible();
-  if (access === "read_any") {
-    log({
-      level: "info",
-      kind: "audit",
-      capability: READ_ANY,
-      principal: principal.id,
-      calendar_id: view.config.id,
-      method,
-      correlation_id: correlationId,
-    });
-  }
-  return view;
-}
-
 /**
- * The 1 to 50 calendars a request names, each opened as `openCalendar` opens
- * one (any the caller may not read refuses the whole request), in the order
- * named. INVALID_CALENDAR_IDS for none, too many, or one named twice.
+ * The calendars a caller asks for, in the order asked, if the caller may
+ * read every one and this replica holds them; audit-logs reads through
+ * calendar.read.any. Refuses, in this order: none or more than 50 ids
+ * (INVALID_CALENDAR_IDS), any calendar the caller may not read
+ * (CALENDAR_NOT_ACCESSIBLE), a calendar named twice, also as "primary" and
+ * its id (INVALID_CALENDAR_IDS), calendars of several shard groups
+ * (CALENDARS_SPAN_SHARD_GROUPS), calendars of another group than this
+ * replica's (CALENDAR_IN_OTHER_SHARD_GROUP).
  */
 export function openCalendars(
-  store: CalendarStore,
+  access: CalendarAccess,
   principal: Principal,
   requestedIds: readonly string[],
   method: string,
-  log: Logger,
+  /** The call's correlation id, so the audit line and the RPC line can be matched. */
   correlationId?: string,
 ): CalendarView[] {
   checkCalendarCount(requestedIds);
-  const views = requestedIds.map((id) => openCalendar(store, principal, id, method, log, correlationId));
+  const opened = requestedIds.map((requestedId) => {
+    const calendarId = requestedId === "primary" ? principal.primary : requestedId;
+    const calendar = calendarId === undefined ? undefined : access.shards.calendar(calendarId);
+    const how = calendar === undefined ? undefined : mayRead(principal, calendar);
+    if (calendar === undefined || how === undefined) throw notAccessible();
+    return { calendar, how };
+  });
   const seen = new Set<string>();
-  for (const view of views) {
-    if (seen.has(view.config.id)) {
-      throw invalidIds(`calendar ${view.config.id} is named twice (as "primary" and by its id, or twice by its id)`);
-    }
-    seen.add(view.config.id);
+  for (const { calendar } of opened) {
+    if (seen.has(calendar.id)) throw invalidIds(`calendar ${calendar.id} is named twice (as "primary" and by its id, or twice by its id)`);
+    seen.add(calendar.id);
   }
-  return views;
+  checkShardGroup(
+    access.shards,
+    opened.map(({ calendar }) => calendar),
+  );
+  for (const { calendar, how } of opened) {
+    if (how === "read_any") {
+      access.log({
+        level: "info",
+        kind: "audit",
+        capability: READ_ANY,
+        principal: principal.id,
+        calendar_id: calendar.id,
+        method,
+        correlation_id: correlationId,
+      });
+    }
+  }
+  return opened.map(({ calendar }) => {
+    const view = access.store.view(calendar.id);
+    if (view === undefined) throw new Error(`calendar ${calendar.id} of this replica's group is not in the store`);
+    return view;
+  });
+}
+
+/** The calendar a caller asks for: openCalendars for one id. */
+export function openCalendar(
+  access: CalendarAccess,
+  principal: Principal,
+  requestedId: string,
+  method: string,
+  correlationId?: string,
+): CalendarView {
+  return openCalendars(access, principal, [requestedId], method, correlationId)[0];
+}
+
+/** Refuses calendars that live in several groups, or in one group that is not this replica's. */
+function checkShardGroup(shards: ShardMap, calendars: readonly CalendarConfig[]): void {
+  if (!shards.sharded) return;
+  const groups = new Map(calendars.map((calendar) => [calendar.id, shards.groupOf(calendar)!]));
+  const distinct = [...new Set(groups.values())].sort();
+  if (distinct.length > 1) {
+    throw new CalqError(
+      "CALENDARS_SPAN_SHARD_GROUPS",
+      `the calendars asked for live in ${distinct.length} shard groups (${distinct.join(", ")}), and no replica holds them all; ask about the calendars of one group at a time`,
+      undefined,
+      { shard_groups: distinct.join(","), calendar_groups: [...groups].map(([id, group]) => `${id}=${group}`).join(",") },
+    );
+  }
+  if (distinct[0] !== shards.localGroup) throw inOtherShardGroup(shards, calendars[0]);
+}
+
+/** The refusal for a calendar (of a request's one group) that another group of replicas serves, naming the headers that route there. */
+export function inOtherShardGroup(shards: ShardMap, calendar: CalendarConfig): CalqError {
+  const group = shards.groupOf(calendar) ?? "";
+  return new CalqError(
+    "CALENDAR_IN_OTHER_SHARD_GROUP",
+    `this calendar is served by shard group ${group}, not by this replica's (${shards.localGroup}); send the call again with the header ${SHARD_GROUP_HEADER}: ${group}`,
+    undefined,
+    { shard_group: group, shard_key: shardKeyOf(calendar), group_header: SHARD_GROUP_HEADER, key_header: SHARD_KEY_HEADER },
+  );
 }
 
 /** INVALID_CALENDAR_IDS for no calendar or more than 50: an argument check, made before any calendar is opened. */

@@ -14,6 +14,7 @@ import {
   ListCalendarsResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { READ_ANY } from "../config/capabilities.js";
+import { type ShardMap, shardKeyOf } from "../config/shard-map.js";
 import type { Logger } from "../logging/logger.js";
 import type { CursorCodec } from "../search/cursor.js";
 import { type CalendarStore, dataAsOf } from "../store/calendar-store.js";
@@ -26,6 +27,8 @@ import { searchEvents, searchEventsAcrossCalendars } from "./search-events.js";
 
 export interface CalendarServiceDeps {
   readonly store: CalendarStore;
+  /** Every configured calendar with its shard group; the store holds this replica's group only. */
+  readonly shards: ShardMap;
   readonly authenticator: Authenticator;
   readonly cursors: CursorCodec;
   readonly maxWindowMs: number;
@@ -38,9 +41,10 @@ export interface CalendarServiceDeps {
 }
 
 export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof CalendarService> {
-  const { store, authenticator, cursors, log, now } = deps;
+  const { store, shards, authenticator, cursors, log, now } = deps;
   const searchClock = deps.searchClock ?? (() => performance.now());
-  const freeBusyDeps = { store, maxWindowMs: deps.maxWindowMs, log, searchBudgetMs: deps.searchBudgetMs, clock: searchClock };
+  const access = { store, shards, log };
+  const freeBusyDeps = { access, maxWindowMs: deps.maxWindowMs, log, searchBudgetMs: deps.searchBudgetMs, clock: searchClock };
   const searchDeps = { ...freeBusyDeps, cursors, now };
   const caller = (context: HandlerContext): Promise<Principal> => authenticator.authenticate(context);
 
@@ -59,12 +63,13 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
 
     async listCalendars(_request, context) {
       const principal = await caller(context);
-      const readable = store
-        .views()
-        .filter((view) => mayRead(principal, view) !== undefined)
-        .sort((a, b) => (a.config.id < b.config.id ? -1 : 1));
+      // Every replica reads the whole calq.yaml: it lists the calendars of every shard group, each with its group.
+      const readable = shards
+        .calendars()
+        .filter((calendar) => mayRead(principal, calendar) !== undefined)
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
       // Names of calendars seen only through calendar.read.any are a read like any other: audited.
-      const throughReadAny = readable.filter((view) => mayRead(principal, view) === "read_any").map((view) => view.config.id);
+      const throughReadAny = readable.filter((calendar) => mayRead(principal, calendar) === "read_any").map((calendar) => calendar.id);
       if (throughReadAny.length > 0) {
         log({
           level: "info",
@@ -76,16 +81,20 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
           correlation_id: callInfo(context)?.correlationId,
         });
       }
-      const calendars = readable.map((view) =>
-        create(CalendarInfoSchema, {
-          id: view.config.id,
-          displayName: view.config.name,
-          timezone: view.snapshot?.zone.name ?? view.config.timezone ?? "",
-          primary: principal.primary === view.config.id,
-          dataAsOf: view.snapshot === undefined ? undefined : timestampFromMs(dataAsOf(view, view.snapshot)),
-          stale: view.stale,
-        }),
-      );
+      const calendars = readable.map((calendar) => {
+        // Undefined for a calendar of another shard group: this replica has not loaded it.
+        const view = store.view(calendar.id);
+        return create(CalendarInfoSchema, {
+          id: calendar.id,
+          displayName: calendar.name,
+          timezone: view?.snapshot?.zone.name ?? calendar.timezone ?? "",
+          primary: principal.primary === calendar.id,
+          dataAsOf: view?.snapshot === undefined ? undefined : timestampFromMs(dataAsOf(view, view.snapshot)),
+          stale: view?.stale ?? false,
+          shardGroup: shards.groupOf(calendar) ?? "",
+          shardKey: shards.sharded ? shardKeyOf(calendar) : "",
+        });
+      });
       return create(ListCalendarsResponseSchema, { calendars });
     },
 

@@ -3,7 +3,8 @@
  * time of 1 to 50 calendars in a window, each merged and all combined, by
  * the rules of search/busy-time.ts, and the first free slots around it
  * (search/free-slots.ts). Every calendar is opened as SearchEvents opens one,
- * so any calendar the caller may not read refuses the whole request.
+ * so any calendar the caller may not read refuses the whole request; so do
+ * calendars of several shard groups (calq does not fan a call out).
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -29,14 +30,14 @@ import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search
 import { findFreeSlotsSteps, type WorkingHours } from "../search/free-slots.js";
 import { type Position, type SearchLimits, searchPageSteps } from "../search/search-occurrences.js";
 import { runYielding } from "../stepwise.js";
-import { type CalendarStore, type CalendarView, dataAsOf } from "../store/calendar-store.js";
+import { type CalendarView, dataAsOf } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { formatInZone } from "../time/civil.js";
 import { type RequestWindow, resolveWindow } from "../time/request-window.js";
 import { MINUTE_MS } from "../time/units.js";
 import type { ZoneRules } from "../time/zone-rules.js";
 import type { Principal } from "./authenticator.js";
-import { checkCalendarCount, openCalendars } from "./calendar-access.js";
+import { type CalendarAccess, checkCalendarCount, openCalendars } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
 
 /** Occurrences read per calendar at most; past it the calendar's busy time is marked incomplete. */
@@ -44,7 +45,7 @@ const MAX_OCCURRENCES_PER_CALENDAR = 10_000;
 const PAGE = 1_000;
 
 export interface FreeBusyDeps {
-  readonly store: CalendarStore;
+  readonly access: CalendarAccess;
   readonly maxWindowMs: number;
   readonly log: Logger;
   readonly searchBudgetMs: number;
@@ -62,8 +63,9 @@ interface CalendarBlocked {
 }
 
 /**
- * Opens the named calendars as SearchEvents opens one (any the caller may
- * not read refuses the whole request) and reads each one's blocked time.
+ * Opens the named calendars together (calendar-access.ts: any the caller
+ * may not read, or a set spanning shard groups, refuses the whole request)
+ * and reads each one's blocked time.
  */
 async function blockedTimeOf(
   deps: FreeBusyDeps,
@@ -73,7 +75,7 @@ async function blockedTimeOf(
   context: HandlerContext,
   method: string,
 ): Promise<CalendarBlocked[]> {
-  const views = openCalendars(deps.store, principal, ids, method, deps.log, callInfo(context)?.correlationId);
+  const views = openCalendars(deps.access, principal, ids, method, callInfo(context)?.correlationId);
   const read: CalendarBlocked[] = [];
   for (const view of views) {
     const snapshot = view.snapshot;

@@ -29,15 +29,15 @@ import type {
 import type { Logger } from "../logging/logger.js";
 import { findOccurrenceSteps } from "../search/find-event.js";
 import { runYielding } from "../stepwise.js";
-import { type CalendarStore, dataAsOf } from "../store/calendar-store.js";
+import { dataAsOf } from "../store/calendar-store.js";
 import { requestZone } from "../time/request-window.js";
 import type { Principal } from "./authenticator.js";
-import { mayRead, openCalendar } from "./calendar-access.js";
+import { type CalendarAccess, mayRead, openCalendar } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
 import { occurrenceMessage, withheld } from "./occurrence-message.js";
 
 export interface GetEventDeps {
-  readonly store: CalendarStore;
+  readonly access: CalendarAccess;
   readonly log: Logger;
   readonly searchBudgetMs: number;
   readonly clock: () => number;
@@ -73,7 +73,7 @@ export async function getEvent(
   context: HandlerContext,
 ): Promise<GetEventResponse> {
   const zone = request.timezone === "" ? undefined : requestZone(request.timezone);
-  const view = openCalendar(deps.store, principal, request.calendarId, "GetEvent", deps.log, callInfo(context)?.correlationId);
+  const view = openCalendar(deps.access, principal, request.calendarId, "GetEvent", callInfo(context)?.correlationId);
   const snapshot = view.snapshot;
   if (snapshot === undefined) throw new CalqError("PROVIDER_UNAVAILABLE", "the calendar's feed has not loaded yet; retry later");
   const found = await runYielding(
@@ -97,7 +97,7 @@ export async function getEvent(
     calendarId: view.config.id,
     calendarZone: snapshot.zone,
     requestZone: zone ?? snapshot.zone,
-    withholdClassified: mayRead(principal, view) === "read_any",
+    withholdClassified: mayRead(principal, view.config) === "read_any",
   };
   const hidden = withheld(occurrence, render);
   const about = occurrence.details.about;

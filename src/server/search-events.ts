@@ -38,16 +38,16 @@ import {
 } from "../search/search-occurrences.js";
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, parseTextQuery, type TextQueryProblem } from "../search/text-query.js";
 import { runYielding } from "../stepwise.js";
-import { type CalendarStore, type CalendarView, dataAsOf } from "../store/calendar-store.js";
+import { type CalendarView, dataAsOf } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { type RequestWindow, resolveWindow } from "../time/request-window.js";
 import type { Principal } from "./authenticator.js";
-import { checkCalendarCount, mayRead, openCalendar, openCalendars } from "./calendar-access.js";
+import { type CalendarAccess, checkCalendarCount, mayRead, openCalendar, openCalendars } from "./calendar-access.js";
 import { callInfo } from "./call-info.js";
 import { occurrenceMessage } from "./occurrence-message.js";
 
 export interface SearchDeps {
-  readonly store: CalendarStore;
+  readonly access: CalendarAccess;
   readonly cursors: CursorCodec;
   readonly maxWindowMs: number;
   readonly log: Logger;
@@ -92,7 +92,7 @@ export async function searchEvents(
 ): Promise<SearchEventsResponse> {
   const found = await search(deps, principal, request, context, {
     across: false,
-    open: () => [openCalendar(deps.store, principal, request.calendarId, "SearchEvents", deps.log, callInfo(context)?.correlationId)],
+    open: () => [openCalendar(deps.access, principal, request.calendarId, "SearchEvents", callInfo(context)?.correlationId)],
     // The calendar as sent, "primary" included: a cursor of "primary" follows whichever calendar it names.
     bindingId: () => request.calendarId,
   });
@@ -129,14 +129,9 @@ export async function searchEventsAcrossCalendars(
   const found = await search(deps, principal, request, context, {
     across: true,
     open: () =>
-      openCalendars(
-        deps.store,
-        principal,
-        request.calendarIds,
-        "SearchEventsAcrossCalendars",
-        deps.log,
-        callInfo(context)?.correlationId,
-      ).sort((a, b) => (a.config.id < b.config.id ? -1 : 1)),
+      openCalendars(deps.access, principal, request.calendarIds, "SearchEventsAcrossCalendars", callInfo(context)?.correlationId).sort(
+        (a, b) => (a.config.id < b.config.id ? -1 : 1),
+      ),
     // The set, in id order: the same calendars in another order continue the search. The space keeps
     // it apart from any one calendar's id, so a SearchEvents cursor never continues a search across calendars.
     bindingId: (views) => ["across", ...views.map((view) => view.config.id)].join(" "),
@@ -185,14 +180,15 @@ async function search(
   context: HandlerContext,
   calendars: Calendars,
 ): Promise<SearchOutcome> {
-  const { store, cursors, log, clock } = deps;
+  const { access, cursors, log, clock } = deps;
+  const { store } = access;
   const limit = checkLimit(request.limit);
   const mode = engineMode(request.matchMode);
   if (mode === undefined) throw new CalqError("INVALID_MATCH_MODE", `match_mode is required: ${MODE_NAMES}`, "match_mode");
   const words = textQueryWords(request.textQuery);
   const window = resolveWindow({ start: request.start, endExclusive: request.endExclusive, timezone: request.timezone }, deps.maxWindowMs);
   const views = calendars.open();
-  const withhold = views.map((view) => mayRead(principal, view) === "read_any");
+  const withhold = views.map((view) => mayRead(principal, view.config) === "read_any");
   const binding: CursorBinding = {
     principalId: principal.id,
     calendarId: calendars.bindingId(views),

@@ -10,6 +10,7 @@ import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import { ADMIN } from "../config/capabilities.js";
 import { type CalqConfig, ConfigError } from "../config/config-model.js";
 import { DEFAULT_SERVE_SETTINGS, type ServeSettings } from "../config/server-config.js";
+import { ShardMap } from "../config/shard-map.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { removeInterruptedWrites } from "../feeds/durable-write.js";
 import { countBySeverity } from "../ics/diagnostic.js";
@@ -74,12 +75,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       `refusing plaintext on ${host}, which is not a loopback address: configure TLS, or pass --allow-plaintext-non-loopback if a proxy in front terminates TLS`,
     );
   }
+  // Every replica knows every calendar's group; it loads and polls only its own group's.
+  const shards = new ShardMap(config, options.shardGroup);
+  const served = shards.localCalendars();
   const log = options.log ?? stderrLogger;
   const now = options.now ?? Date.now;
   const lifetimeMs = config.search.cursorLifetimeMinutes * 60_000;
   // Metrics are kept only when there is an admin port to read them from.
   const metrics = options.admin === undefined ? undefined : new Metrics(() => store.views(), now);
-  const store = new CalendarStore(config.calendars, {
+  const store = new CalendarStore(served, {
     retentionMs: lifetimeMs,
     now,
     feedLimits: config.feeds,
@@ -109,6 +113,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const service = calendarService({
     store,
+    shards,
     authenticator,
     cursors,
     maxWindowMs: config.search.maxWindowDays * 86_400_000,
@@ -120,7 +125,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const settings = { ...DEFAULT_SERVE_SETTINGS, ...definedOnly(options) };
   const watchers = new WatchLimiter(settings.maxWatchStreams, settings.maxWatchStreamsPerConnection);
   const callListeners = [rpcLog(log, AUDITED_SERVICES), ...(metrics === undefined ? [] : [metrics.onCall])];
-  const admin = adminService({ store, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now });
+  const admin = adminService({ store, shards, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now });
   const handler = rpcHandler({
     // Every service on every route, so reflection and health describe the whole server.
     routes: (router) => {
@@ -192,10 +197,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
   options.onListening?.(running);
   // A crash mid-import leaves a hidden temporary file beside the calendar; it never held served data.
-  await Promise.all(config.calendars.map(({ source }) => (source.kind === "file" ? removeInterruptedWrites(source.path) : undefined)));
+  await Promise.all(served.map(({ source }) => (source.kind === "file" ? removeInterruptedWrites(source.path) : undefined)));
   await store.loadAll();
   if (health.phase === "draining") return running;
-  refresher = new RefreshScheduler(store, config.calendars);
+  refresher = new RefreshScheduler(store, served);
   if (options.refreshFeeds ?? true) refresher.start();
   health.enter("serving");
   return running;

@@ -47,6 +47,16 @@ describe("calq.yaml", () => {
     expect(refusal(document)).toContain("principals[0] (an).tokens[0]: write tokens as sha256:<64 hex digits>");
   });
 
+  it("reads a token digest from the variable a tokens entry names, so digests can live in a Secret", () => {
+    const document = { ...base(), principals: [{ id: "an", primary: "work", tokens: [{ env: "AN_TOKEN_DIGEST" }, token] }] };
+    const config = parseConfig(document, "/srv/calq", "calq.yaml", { AN_TOKEN_DIGEST: `sha256:${sha256Hex("from a secret")}\n` });
+    expect(config.principals[0].tokenDigests).toEqual([sha256Hex("from a secret"), sha256Hex("secret")]);
+    expect(refusal(document)).toBe("calq.yaml: principals[0] (an).tokens[0]: environment variable AN_TOKEN_DIGEST is not set");
+    const inClear = () => parseConfig(document, "/srv/calq", "calq.yaml", { AN_TOKEN_DIGEST: "the token itself" });
+    expect(inClear).toThrow("principals[0] (an).tokens[0]: write tokens as sha256:<64 hex digits>");
+    expect(inClear).not.toThrow("the token itself");
+  });
+
   it("refuses a reader that is not a principal", () => {
     const document = base();
     document.calendars[0].readers = ["an", "mallory"];

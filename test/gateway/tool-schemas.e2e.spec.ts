@@ -165,6 +165,11 @@ describe("tools generated from the proto descriptors", () => {
       "internal",
       ...everyGatewayCode(),
     ]);
+    // The gateway resends a call refused with calendar_in_other_shard_group to the group it names; a model never sees it.
+    expect(errorCodesIn(search.description)).not.toContain("calendar_in_other_shard_group");
+    expect(errorCodesIn(tool("query_free_busy").description)).toContain("calendars_span_shard_groups");
+    expect(errorCodesIn(tool("search_across_calendars").description)).toContain("calendars_span_shard_groups");
+    expect(errorCodesIn(search.description)).not.toContain("calendars_span_shard_groups");
     expect(errorCodesIn(search.description)).not.toContain("feed_rejected");
   });
 
@@ -180,7 +185,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(25);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(27);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",

@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from "../support/test-server.js";
 let served: TestServer;
 let client: CalqGrpcClient;
 
-const at = (time: string, ...rest: string[]) => ["DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T" + time, ...rest];
+const at = (time: string, ...rest: string[]) => [`DTSTART;TZID=Asia/Ho_Chi_Minh:20261002T${time}`, ...rest];
 
 beforeAll(async () => {
   served = await startTestServer({

@@ -41,6 +41,8 @@ export class CalqGrpcClient {
   constructor(
     address: string,
     private readonly token?: string,
+    /** Sent with every call, e.g. the shard headers a balancer routes on. */
+    private readonly headers: Readonly<Record<string, string>> = {},
   ) {
     this.client = new grpc.Client(address, grpc.credentials.createInsecure());
   }
@@ -121,6 +123,7 @@ export class CalqGrpcClient {
   ): Promise<MessageShape<O>> {
     const metadata = new grpc.Metadata();
     if (token !== null) metadata.set("authorization", `Bearer ${token}`);
+    for (const [name, value] of Object.entries(this.headers)) metadata.set(name, value);
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest(
         path,

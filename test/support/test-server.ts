@@ -30,6 +30,7 @@ export interface TestServerOptions {
     principals: { tokens?: string[]; [key: string]: unknown }[];
     search?: unknown;
     feeds?: unknown;
+    shards?: unknown;
   };
   readonly now?: () => number;
   readonly log?: Logger;
