@@ -1,0 +1,83 @@
+/**
+ * The events' details of a snapshot as columns, to cross from an ingest
+ * worker to the main thread cheaply: their strings in one string table,
+ * their flags and instants in typed arrays. Packing reads each field once
+ * (no JSON per event); unpacking makes an EventDetails only when a search
+ * first reaches an occurrence of it.
+ */
+import type { EventDetails } from "../expand/occurrence.js";
+import { type StringTable, stringAt, stringTable } from "./string-table.js";
+
+/** The string fields, in the order their columns follow one another in the table. */
+const STRING_FIELDS = ["uid", "uidKey", "summary", "location", "searchable", "eventTimezone"] as const;
+type StringField = (typeof STRING_FIELDS)[number];
+
+/** EventDetails.status, by its code in the `flags` column. */
+const STATUSES: readonly EventDetails["status"][] = ["", "CONFIRMED", "TENTATIVE"];
+const STATUS_MASK = 0b11;
+const TRANSPARENT = 1 << 2;
+const ALL_DAY = 1 << 3;
+const RECURRING = 1 << 4;
+const HAS_LAST_MODIFIED = 1 << 5;
+
+/** Details i's fields; the same i as the packed occurrences' detail ids. */
+export interface PackedDetails {
+  readonly count: number;
+  /** Column after column: field f of details i is entry f * count + i. */
+  readonly strings: StringTable;
+  /** Status code and flags (the bits above). */
+  readonly flags: Uint8Array;
+  /** Meaningful where flags has HAS_LAST_MODIFIED. */
+  readonly lastModified: Float64Array;
+}
+
+/** `details` as columns, with the buffers that may be transferred. */
+export function packDetails(details: readonly EventDetails[]): { packed: PackedDetails; transfer: ArrayBuffer[] } {
+  const count = details.length;
+  const strings: string[] = new Array(STRING_FIELDS.length * count);
+  STRING_FIELDS.forEach((field, f) => {
+    for (let i = 0; i < count; i++) strings[f * count + i] = details[i][field];
+  });
+  const flags = new Uint8Array(count);
+  const lastModified = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const { status, transparent, allDay, recurring } = details[i];
+    const modified = details[i].lastModified;
+    flags[i] =
+      STATUSES.indexOf(status) |
+      (transparent ? TRANSPARENT : 0) |
+      (allDay ? ALL_DAY : 0) |
+      (recurring ? RECURRING : 0) |
+      (modified === undefined ? 0 : HAS_LAST_MODIFIED);
+    lastModified[i] = modified ?? 0;
+  }
+  const table = stringTable(strings);
+  return {
+    packed: { count, strings: table, flags, lastModified },
+    transfer: [table.offsets.buffer as ArrayBuffer, flags.buffer as ArrayBuffer, lastModified.buffer as ArrayBuffer],
+  };
+}
+
+/**
+ * Details `i` of a packed set, made anew on each call: the caller keeps what
+ * it reuses. Every field of EventDetails is named here, optional ones too, so
+ * a field added to the type fails to compile until it is packed rather than
+ * vanishing in transit.
+ */
+export function unpackDetails(packed: PackedDetails, i: number): EventDetails {
+  const field = (name: StringField) => stringAt(packed.strings, STRING_FIELDS.indexOf(name) * packed.count + i);
+  const flags = packed.flags[i];
+  return {
+    uid: field("uid"),
+    uidKey: field("uidKey"),
+    summary: field("summary"),
+    location: field("location"),
+    searchable: field("searchable"),
+    status: STATUSES[flags & STATUS_MASK],
+    transparent: (flags & TRANSPARENT) !== 0,
+    lastModified: (flags & HAS_LAST_MODIFIED) !== 0 ? packed.lastModified[i] : undefined,
+    eventTimezone: field("eventTimezone"),
+    allDay: (flags & ALL_DAY) !== 0,
+    recurring: (flags & RECURRING) !== 0,
+  } satisfies Record<keyof EventDetails, unknown>;
+}
