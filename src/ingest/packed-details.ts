@@ -8,7 +8,7 @@
 import type { EventDetails } from "../expand/occurrence.js";
 import { type StringTable, stringAt, stringTable } from "./string-table.js";
 
-/** The string fields, in the order their columns follow one another in the table. */
+/** The string fields of one details, in the order they follow one another in the table. */
 const STRING_FIELDS = ["uid", "uidKey", "summary", "location", "searchable", "eventTimezone"] as const;
 type StringField = (typeof STRING_FIELDS)[number];
 
@@ -23,7 +23,7 @@ const HAS_LAST_MODIFIED = 1 << 5;
 /** Details i's fields; the same i as the packed occurrences' detail ids. */
 export interface PackedDetails {
   readonly count: number;
-  /** Column after column: field f of details i is entry f * count + i. */
+  /** Details after details: string field f (STRING_FIELDS) of details i is entry i * STRING_FIELDS.length + f. */
   readonly strings: StringTable;
   /** Status code and flags (the bits above). */
   readonly flags: Uint8Array;
@@ -34,23 +34,19 @@ export interface PackedDetails {
 /** `details` as columns, with the buffers that may be transferred. */
 export function packDetails(details: readonly EventDetails[]): { packed: PackedDetails; transfer: ArrayBuffer[] } {
   const count = details.length;
-  const strings: string[] = new Array(STRING_FIELDS.length * count);
-  STRING_FIELDS.forEach((field, f) => {
-    for (let i = 0; i < count; i++) strings[f * count + i] = details[i][field];
-  });
+  const strings: string[] = [];
   const flags = new Uint8Array(count);
   const lastModified = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    const { status, transparent, allDay, recurring } = details[i];
-    const modified = details[i].lastModified;
+  details.forEach((one, i) => {
+    for (const field of STRING_FIELDS) strings.push(one[field]);
     flags[i] =
-      STATUSES.indexOf(status) |
-      (transparent ? TRANSPARENT : 0) |
-      (allDay ? ALL_DAY : 0) |
-      (recurring ? RECURRING : 0) |
-      (modified === undefined ? 0 : HAS_LAST_MODIFIED);
-    lastModified[i] = modified ?? 0;
-  }
+      STATUSES.indexOf(one.status) |
+      (one.transparent ? TRANSPARENT : 0) |
+      (one.allDay ? ALL_DAY : 0) |
+      (one.recurring ? RECURRING : 0) |
+      (one.lastModified === undefined ? 0 : HAS_LAST_MODIFIED);
+    lastModified[i] = one.lastModified ?? 0;
+  });
   const table = stringTable(strings);
   return {
     packed: { count, strings: table, flags, lastModified },
@@ -65,7 +61,7 @@ export function packDetails(details: readonly EventDetails[]): { packed: PackedD
  * vanishing in transit.
  */
 export function unpackDetails(packed: PackedDetails, i: number): EventDetails {
-  const field = (name: StringField) => stringAt(packed.strings, STRING_FIELDS.indexOf(name) * packed.count + i);
+  const field = (name: StringField) => stringAt(packed.strings, i * STRING_FIELDS.length + STRING_FIELDS.indexOf(name));
   const flags = packed.flags[i];
   return {
     uid: field("uid"),
