@@ -6,7 +6,7 @@
  * first reaches an occurrence of it.
  */
 import type { EventDetails } from "../expand/occurrence.js";
-import { type StringTable, stringAt, stringTable } from "./string-table.js";
+import { type StringTable, stringReader, stringTable, stringTableBuffers } from "./string-table.js";
 
 /** The string fields of one details, in the order they follow one another in the table. */
 const STRING_FIELDS = ["uid", "uidKey", "summary", "location", "searchable", "eventTimezone"] as const;
@@ -50,30 +50,33 @@ export function packDetails(details: readonly EventDetails[]): { packed: PackedD
   const table = stringTable(strings);
   return {
     packed: { count, strings: table, flags, lastModified },
-    transfer: [table.offsets.buffer as ArrayBuffer, flags.buffer as ArrayBuffer, lastModified.buffer as ArrayBuffer],
+    transfer: [...stringTableBuffers(table), flags.buffer as ArrayBuffer, lastModified.buffer as ArrayBuffer],
   };
 }
 
 /**
- * Details `i` of a packed set, made anew on each call: the caller keeps what
- * it reuses. Every field of EventDetails is named here, optional ones too, so
- * a field added to the type fails to compile until it is packed rather than
- * vanishing in transit.
+ * Reads details of a packed set, each made anew on each call: the caller
+ * keeps what it reuses. Every field of EventDetails is named here, optional
+ * ones too, so a field added to the type fails to compile until it is packed
+ * rather than vanishing in transit.
  */
-export function unpackDetails(packed: PackedDetails, i: number): EventDetails {
-  const field = (name: StringField) => stringAt(packed.strings, i * STRING_FIELDS.length + STRING_FIELDS.indexOf(name));
-  const flags = packed.flags[i];
-  return {
-    uid: field("uid"),
-    uidKey: field("uidKey"),
-    summary: field("summary"),
-    location: field("location"),
-    searchable: field("searchable"),
-    status: STATUSES[flags & STATUS_MASK],
-    transparent: (flags & TRANSPARENT) !== 0,
-    lastModified: (flags & HAS_LAST_MODIFIED) !== 0 ? packed.lastModified[i] : undefined,
-    eventTimezone: field("eventTimezone"),
-    allDay: (flags & ALL_DAY) !== 0,
-    recurring: (flags & RECURRING) !== 0,
-  } satisfies Record<keyof EventDetails, unknown>;
+export function detailsReader(packed: PackedDetails): (i: number) => EventDetails {
+  const string = stringReader(packed.strings);
+  return (i) => {
+    const field = (name: StringField) => string(i * STRING_FIELDS.length + STRING_FIELDS.indexOf(name));
+    const flags = packed.flags[i];
+    return {
+      uid: field("uid"),
+      uidKey: field("uidKey"),
+      summary: field("summary"),
+      location: field("location"),
+      searchable: field("searchable"),
+      status: STATUSES[flags & STATUS_MASK],
+      transparent: (flags & TRANSPARENT) !== 0,
+      lastModified: (flags & HAS_LAST_MODIFIED) !== 0 ? packed.lastModified[i] : undefined,
+      eventTimezone: field("eventTimezone"),
+      allDay: (flags & ALL_DAY) !== 0,
+      recurring: (flags & RECURRING) !== 0,
+    } satisfies Record<keyof EventDetails, unknown>;
+  };
 }

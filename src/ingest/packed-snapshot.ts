@@ -13,8 +13,8 @@ import { endsOf, type IndexParts, IntervalIndex } from "../index/interval-index.
 import type { Snapshot, ZoneSource } from "../store/snapshot.js";
 import type { ZoneRules } from "../time/zone-rules.js";
 import { ianaZone } from "../time/zones.js";
-import { type PackedDetails, packDetails, unpackDetails } from "./packed-details.js";
-import { type StringTable, stringAt, stringCount, stringTable } from "./string-table.js";
+import { detailsReader, type PackedDetails, packDetails } from "./packed-details.js";
+import { type StringTable, stringCount, stringReader, stringTable, stringTableBuffers } from "./string-table.js";
 
 export interface PackedSnapshot {
   readonly id: string;
@@ -97,8 +97,11 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
     details: detailColumns.packed,
     tails: tailTable,
   };
-  const arrays = [parts.starts, parts.maxEnds, slots, detailIds, tailTable.offsets];
-  return { packed, transfer: [...arrays.map((array) => array.buffer as ArrayBuffer), ...detailColumns.transfer] };
+  const arrays = [parts.starts, parts.maxEnds, slots, detailIds];
+  return {
+    packed,
+    transfer: [...arrays.map((array) => array.buffer as ArrayBuffer), ...detailColumns.transfer, ...stringTableBuffers(tailTable)],
+  };
 }
 
 /** A snapshot over a packed one: what a search touches is made on first use. */
@@ -106,10 +109,11 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
   const zone = ianaZone(packed.zone);
   if (zone === undefined) throw new Error(`a packed snapshot names zone ${packed.zone}, unknown on this thread`);
   const details: (EventDetails | undefined)[] = new Array(packed.details.count);
+  const readDetails = detailsReader(packed.details);
   const detailsOf = (id: number): EventDetails => {
     let found = details[id];
     if (found === undefined) {
-      found = unpackDetails(packed.details, id);
+      found = readDetails(id);
       details[id] = found;
     }
     return found;
@@ -123,9 +127,10 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
     slot: slots[position],
     details: detailsOf(detailIds[position]),
   }));
+  const recipe = stringReader(packed.tails);
   const tails: SeriesTail[] = [];
   for (let i = 0; i < stringCount(packed.tails); i++) {
-    tails.push(new LazyTail(() => JSON.parse(stringAt(packed.tails, i)) as OnDemandRecipe));
+    tails.push(new LazyTail(() => JSON.parse(recipe(i)) as OnDemandRecipe));
   }
   let diagnostics: readonly Diagnostic[] | undefined;
   return {
