@@ -16,6 +16,7 @@ import { ianaZone } from "../time/zones.js";
 import { detailsReader, type PackedDetails, packDetails } from "./packed-details.js";
 import { type StringTable, stringCount, stringReader, stringTable, stringTableBuffers } from "./string-table.js";
 
+/** A snapshot as an ingest worker sends it: plain values, typed arrays and string tables, their buffers transferred. */
 export interface PackedSnapshot {
   readonly id: string;
   readonly calendarId: string;
@@ -32,6 +33,7 @@ export interface PackedSnapshot {
   /** Per index position: the recurrence slot, and which details. */
   readonly slots: Float64Array;
   readonly detailIds: Uint32Array;
+  /** The events' details that detailIds point at. */
   readonly details: PackedDetails;
   /** The JSON of each on-demand series' recipe. */
   readonly tails: StringTable;
