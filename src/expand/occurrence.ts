@@ -81,6 +81,12 @@ export function recurrenceIdOf({ slot, details }: Occurrence): string {
 /** Orders occurrences by (start, event_id), event_id compared byte-wise. */
 export function compareOccurrences(a: Occurrence, b: Occurrence): number {
   if (a.start !== b.start) return a.start - b.start;
+  // An event_id begins with its UID digest, and digests are all of one length:
+  // two that differ order their ids alike, with no slot formatted. Indexing
+  // sorts tens of thousands of occurrences that share a start this way.
+  const keyA = a.details.uidKey;
+  const keyB = b.details.uidKey;
+  if (keyA !== keyB && keyA.length === keyB.length) return keyA < keyB ? -1 : 1;
   const idA = eventIdOf(a);
   const idB = eventIdOf(b);
   return idA < idB ? -1 : idA > idB ? 1 : 0;

@@ -28,6 +28,11 @@ export interface IndexParts {
   readonly leafBase: number;
 }
 
+/** The items' ends in index order: the tree's leaves, as a view of `maxEnds` (not a copy). */
+export function endsOf(parts: IndexParts): Float64Array {
+  return parts.maxEnds.subarray(parts.leafBase, parts.leafBase + parts.starts.length);
+}
+
 export class IntervalIndex<T extends Interval> {
   private readonly starts: Float64Array;
   private readonly maxEnds: Float64Array;

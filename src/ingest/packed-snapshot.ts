@@ -1,18 +1,22 @@
 /**
  * A snapshot in the form that crosses from an ingest worker to the main
- * thread cheaply: occurrences as typed arrays, the events' details and the
- * on-demand series as tables of UTF-8 JSON with offsets, all transferred, not
- * copied; each table entry is decoded only when a search first needs it. The main thread only wraps these; it never sorts,
- * expands or makes an object per occurrence.
+ * thread cheaply: occurrences as typed arrays (the index's own, transferred,
+ * not copied), the events' details as columns (packed-details.ts) and the
+ * on-demand series as a string table of JSON recipes; each detail and recipe
+ * is made only when a search first needs it. The main thread only wraps
+ * these; it never sorts, expands or makes an object per occurrence.
  */
 import type { EventDetails, Occurrence } from "../expand/occurrence.js";
 import { type OnDemandRecipe, OnDemandSeries, type SeriesTail, type TailBatch, type TailRequest } from "../expand/series-tail.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
-import { type IndexParts, IntervalIndex } from "../index/interval-index.js";
+import { endsOf, type IndexParts, IntervalIndex } from "../index/interval-index.js";
 import type { Snapshot, ZoneSource } from "../store/snapshot.js";
 import type { ZoneRules } from "../time/zone-rules.js";
 import { ianaZone } from "../time/zones.js";
+import { detailsReader, type PackedDetails, packDetails } from "./packed-details.js";
+import { type StringTable, stringCount, stringReader, stringTable, stringTableBuffers } from "./string-table.js";
 
+/** A snapshot as an ingest worker sends it: plain values, typed arrays and string tables, their buffers transferred. */
 export interface PackedSnapshot {
   readonly id: string;
   readonly calendarId: string;
@@ -24,17 +28,15 @@ export interface PackedSnapshot {
   readonly partial: boolean;
   /** JSON of the diagnostics list. */
   readonly diagnostics: string;
+  /** Starts, and ends in the leaves of the max-end tree (endsOf). */
   readonly index: IndexParts;
-  /** Per index position: end, slot, and which details. */
-  readonly ends: Float64Array;
+  /** Per index position: the recurrence slot, and which details. */
   readonly slots: Float64Array;
   readonly detailIds: Uint32Array;
-  /** The string table: UTF-8 JSON of each EventDetails, one after another; entry i is bytes [offsets[i], offsets[i + 1]). */
-  readonly details: Uint8Array;
-  readonly detailOffsets: Uint32Array;
-  /** UTF-8 JSON of each on-demand series' recipe, laid out like `details`. */
-  readonly tails: Uint8Array;
-  readonly tailOffsets: Uint32Array;
+  /** The events' details that detailIds point at. */
+  readonly details: PackedDetails;
+  /** The JSON of each on-demand series' recipe. */
+  readonly tails: StringTable;
 }
 
 /**
@@ -50,29 +52,6 @@ function sameZoneByName(zone: ZoneRules): boolean {
   return named !== undefined && ZONE_SAMPLES.every((instant) => named.offsetAt(instant) === zone.offsetAt(instant));
 }
 
-/** Lays strings out as UTF-8 bytes, one after another, with their start offsets (plus the end). */
-function table(entries: readonly string[]): { bytes: Uint8Array; offsets: Uint32Array } {
-  const encoded = entries.map((entry) => encoder.encode(entry));
-  const offsets = new Uint32Array(entries.length + 1);
-  let at = 0;
-  encoded.forEach((entry, i) => {
-    offsets[i] = at;
-    at += entry.length;
-  });
-  offsets[entries.length] = at;
-  const bytes = new Uint8Array(at);
-  for (const [i, entry] of encoded.entries()) bytes.set(entry, offsets[i]);
-  return { bytes, offsets };
-}
-
-/** Entry `i` of a table, parsed. */
-function entry<T>(bytes: Uint8Array, offsets: Uint32Array, i: number): T {
-  return JSON.parse(decoder.decode(bytes.subarray(offsets[i], offsets[i + 1]))) as T;
-}
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 /**
  * Packs a snapshot built on this thread, with the buffers to transfer; once
  * they are transferred the snapshot's index is empty here. Undefined
@@ -87,25 +66,23 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
 
   const { index } = snapshot;
   const size = index.size;
-  const ends = new Float64Array(size);
   const slots = new Float64Array(size);
   const detailIds = new Uint32Array(size);
   const ids = new Map<EventDetails, number>();
-  const details: string[] = [];
+  const details: EventDetails[] = [];
   for (let position = 0; position < size; position++) {
     const occurrence = index.item(position);
-    ends[position] = occurrence.end;
     slots[position] = occurrence.slot;
     let id = ids.get(occurrence.details);
     if (id === undefined) {
       id = details.length;
       ids.set(occurrence.details, id);
-      details.push(JSON.stringify(occurrence.details));
+      details.push(occurrence.details);
     }
     detailIds[position] = id;
   }
-  const detailTable = table(details);
-  const tailTable = table(tails.map((tail) => JSON.stringify(tail.recipe())));
+  const detailColumns = packDetails(details);
+  const tailTable = stringTable(tails.map((tail) => JSON.stringify(tail.recipe())));
   const parts = index.parts;
   const packed: PackedSnapshot = {
     id: snapshot.id,
@@ -117,52 +94,45 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
     partial: snapshot.partial === true,
     diagnostics: JSON.stringify(snapshot.diagnostics),
     index: parts,
-    ends,
     slots,
     detailIds,
-    details: detailTable.bytes,
-    detailOffsets: detailTable.offsets,
-    tails: tailTable.bytes,
-    tailOffsets: tailTable.offsets,
+    details: detailColumns.packed,
+    tails: tailTable,
   };
-  const buffers = [
-    parts.starts,
-    parts.maxEnds,
-    ends,
-    slots,
-    detailIds,
-    detailTable.bytes,
-    detailTable.offsets,
-    tailTable.bytes,
-    tailTable.offsets,
-  ];
-  return { packed, transfer: buffers.map((array) => array.buffer as ArrayBuffer) };
+  const arrays = [parts.starts, parts.maxEnds, slots, detailIds];
+  return {
+    packed,
+    transfer: [...arrays.map((array) => array.buffer as ArrayBuffer), ...detailColumns.transfer, ...stringTableBuffers(tailTable)],
+  };
 }
 
 /** A snapshot over a packed one: what a search touches is made on first use. */
 export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
   const zone = ianaZone(packed.zone);
   if (zone === undefined) throw new Error(`a packed snapshot names zone ${packed.zone}, unknown on this thread`);
-  const details: (EventDetails | undefined)[] = new Array(packed.detailOffsets.length - 1);
+  const details: (EventDetails | undefined)[] = new Array(packed.details.count);
+  const readDetails = detailsReader(packed.details);
   const detailsOf = (id: number): EventDetails => {
     let found = details[id];
     if (found === undefined) {
-      found = entry<EventDetails>(packed.details, packed.detailOffsets, id);
+      found = readDetails(id);
       details[id] = found;
     }
     return found;
   };
-  const { ends, slots, detailIds } = packed;
+  const { slots, detailIds } = packed;
   const starts = packed.index.starts;
+  const ends = endsOf(packed.index);
   const index = new IntervalIndex<Occurrence>(packed.index, (position) => ({
     start: starts[position],
     end: ends[position],
     slot: slots[position],
     details: detailsOf(detailIds[position]),
   }));
+  const recipe = stringReader(packed.tails);
   const tails: SeriesTail[] = [];
-  for (let i = 0; i + 1 < packed.tailOffsets.length; i++) {
-    tails.push(new LazyTail(() => entry<OnDemandRecipe>(packed.tails, packed.tailOffsets, i)));
+  for (let i = 0; i < stringCount(packed.tails); i++) {
+    tails.push(new LazyTail(() => JSON.parse(recipe(i)) as OnDemandRecipe));
   }
   let diagnostics: readonly Diagnostic[] | undefined;
   return {

@@ -71,6 +71,11 @@ describe("a packed snapshot", () => {
     }
   }
 
+  it("holds every occurrence of the original, in index order, equal field for field", () => {
+    expect(unpacked.index.size).toBe(original.index.size);
+    expect(unpacked.index.items).toStrictEqual(original.index.items);
+  });
+
   it("keeps the snapshot's facts: id, zone, counts, diagnostics", () => {
     const built = snapshotOf(text, readAt);
     // Packing moves the built index's arrays away: read it first.
