@@ -6,11 +6,16 @@
  * first reaches an occurrence of it.
  */
 import type { EventDetails } from "../expand/occurrence.js";
+import type { EventAbout } from "../ics/event-about.js";
 import { type StringTable, stringReader, stringTable, stringTableBuffers } from "./string-table.js";
 
-/** The string fields of one details, in the order they follow one another in the table. */
+/** The string fields of one details, in the order they follow one another in the table; then the JSON of `about`. */
 const STRING_FIELDS = ["uid", "uidKey", "summary", "location", "searchable", "eventTimezone"] as const;
 type StringField = (typeof STRING_FIELDS)[number];
+/** The fields of EventDetails that only some details have, packed apart from the others. */
+type OptionalField = "classified" | "about";
+/** Strings per details: the fields, then `about` as JSON ("" when absent). */
+const STRINGS_PER_DETAILS = STRING_FIELDS.length + 1;
 
 /** EventDetails.status, by its code in the `flags` column. */
 const STATUSES: readonly EventDetails["status"][] = ["", "CONFIRMED", "TENTATIVE"];
@@ -19,11 +24,12 @@ const TRANSPARENT = 1 << 2;
 const ALL_DAY = 1 << 3;
 const RECURRING = 1 << 4;
 const HAS_LAST_MODIFIED = 1 << 5;
+const CLASSIFIED = 1 << 6;
 
 /** Details i's fields; the same i as the packed occurrences' detail ids. */
 export interface PackedDetails {
   readonly count: number;
-  /** Details after details: string field f (STRING_FIELDS) of details i is entry i * STRING_FIELDS.length + f. */
+  /** Details after details: string field f (STRING_FIELDS) of details i is entry i * STRINGS_PER_DETAILS + f, its `about` the last. */
   readonly strings: StringTable;
   /** Status code and flags (the bits above). */
   readonly flags: Uint8Array;
@@ -39,12 +45,14 @@ export function packDetails(details: readonly EventDetails[]): { packed: PackedD
   const lastModified = new Float64Array(count);
   details.forEach((one, i) => {
     for (const field of STRING_FIELDS) strings.push(one[field]);
+    strings.push(one.about === undefined ? "" : JSON.stringify(one.about));
     flags[i] =
       STATUSES.indexOf(one.status) |
       (one.transparent ? TRANSPARENT : 0) |
       (one.allDay ? ALL_DAY : 0) |
       (one.recurring ? RECURRING : 0) |
-      (one.lastModified === undefined ? 0 : HAS_LAST_MODIFIED);
+      (one.lastModified === undefined ? 0 : HAS_LAST_MODIFIED) |
+      (one.classified === true ? CLASSIFIED : 0);
     lastModified[i] = one.lastModified ?? 0;
   });
   const table = stringTable(strings);
@@ -56,16 +64,17 @@ export function packDetails(details: readonly EventDetails[]): { packed: PackedD
 
 /**
  * Reads details of a packed set, each made anew on each call: the caller
- * keeps what it reuses. Every field of EventDetails is named here, optional
+ * keeps what it reuses. `about`, which only GetEvent reads, is parsed on
+ * first use. Every field of EventDetails is named here, optional
  * ones too, so a field added to the type fails to compile until it is packed
  * rather than vanishing in transit.
  */
 export function detailsReader(packed: PackedDetails): (i: number) => EventDetails {
   const string = stringReader(packed.strings);
   return (i) => {
-    const field = (name: StringField) => string(i * STRING_FIELDS.length + STRING_FIELDS.indexOf(name));
+    const field = (name: StringField) => string(i * STRINGS_PER_DETAILS + STRING_FIELDS.indexOf(name));
     const flags = packed.flags[i];
-    return {
+    const details: EventDetails = {
       uid: field("uid"),
       uidKey: field("uidKey"),
       summary: field("summary"),
@@ -77,6 +86,20 @@ export function detailsReader(packed: PackedDetails): (i: number) => EventDetail
       eventTimezone: field("eventTimezone"),
       allDay: (flags & ALL_DAY) !== 0,
       recurring: (flags & RECURRING) !== 0,
-    } satisfies Record<keyof EventDetails, unknown>;
+    } satisfies Record<Exclude<keyof EventDetails, OptionalField>, unknown>;
+    // The optional fields, present only where they were (OptionalField names each, so a new one fails to compile).
+    if ((flags & CLASSIFIED) !== 0) (details as { classified?: boolean }).classified = true;
+    const aboutText = string(i * STRINGS_PER_DETAILS + STRING_FIELDS.length);
+    if (aboutText !== "") {
+      let about: EventAbout | undefined;
+      Object.defineProperty(details, "about", {
+        enumerable: true,
+        get: () => {
+          about ??= JSON.parse(aboutText) as EventAbout;
+          return about;
+        },
+      });
+    }
+    return details;
   };
 }

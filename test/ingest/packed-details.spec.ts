@@ -2,7 +2,8 @@
  * The events' details cross from an ingest worker as columns and come back
  * equal, field for field, to the objects they were packed from: each status
  * and flag, a LAST-MODIFIED present or absent, text beyond ASCII, and the
- * searchable text of a description cut inside a surrogate pair.
+ * searchable text of a description cut inside a surrogate pair, CLASS and
+ * what only GetEvent reads (organizer, attendees, links, categories).
  */
 import { describe, expect, it } from "vitest";
 import type { EventDetails } from "../../src/expand/occurrence.js";
@@ -22,6 +23,11 @@ const text = ics(
     "STATUS:TENTATIVE",
     "TRANSP:TRANSPARENT",
     "LAST-MODIFIED:20261101T120000Z",
+    "CLASS:PRIVATE",
+    'ORGANIZER;CN="Ana Núñez":mailto:ana@example.com',
+    "ATTENDEE;PARTSTAT=ACCEPTED:mailto:bo@example.com",
+    "CATEGORIES:Équipe",
+    "X-GOOGLE-CONFERENCE:https://meet.example/abc",
   ),
   ...vevent("UID:holiday@calq.test", "DTSTART;VALUE=DATE:20261224", "SUMMARY:会议", "STATUS:CONFIRMED"),
   ...vevent("UID:floating@calq.test", "DTSTART:20261202T080000", "SUMMARY:floating"),
@@ -39,7 +45,10 @@ function detailsOf(feedText: string): EventDetails[] {
 describe("packed details", () => {
   const original = detailsOf(text);
 
-  it("cover what the fixture means them to: each status, both kinds of LAST-MODIFIED, a lone surrogate", () => {
+  it("cover what the fixture means them to: each status, both kinds of LAST-MODIFIED, a lone surrogate, CLASS and what GetEvent reads", () => {
+    expect(original.some((details) => details.classified === true)).toBe(true);
+    expect(original.some((details) => details.classified === undefined)).toBe(true);
+    expect(original.find((details) => details.classified)?.about?.attendees).toHaveLength(1);
     expect(new Set(original.map((details) => details.status))).toEqual(new Set(["", "CONFIRMED", "TENTATIVE"]));
     expect(original.some((details) => details.lastModified === undefined)).toBe(true);
     expect(original.some((details) => details.lastModified !== undefined)).toBe(true);
