@@ -464,8 +464,8 @@ class CalendarExpansion {
       eventTimezone: shape.allDay || floating ? "" : shape.zone.name,
       allDay: shape.allDay,
       recurring,
-      ...(event.about.classification === "PUBLIC" ? {} : { classified: true }),
-      about: event.about,
+      ...(event.about === undefined ? {} : { about: event.about }),
+      ...(event.about === undefined || event.about.classification === "PUBLIC" ? {} : { classified: true }),
     };
   }
 

@@ -64,8 +64,18 @@ const PARTICIPATION: ReadonlySet<string> = new Set(["NEEDS-ACTION", "ACCEPTED", 
 const LINK = /https?:\/\/[^\s"'<>]+/g;
 const TRAILING = /[.,;:!?)\]}]+$/;
 
-/** The facts of `properties` (a VEVENT's, as jCal) that only a look at one event needs. */
-export function aboutOf(properties: readonly JCalProperty[], description: string, location: string): EventAbout {
+/** The properties aboutOf reads besides DESCRIPTION and LOCATION. */
+const ABOUT_PROPERTIES: ReadonlySet<string> = new Set(["attendee", "organizer", "url", "x-google-conference", "class", "categories", "rrule"]);
+
+/**
+ * The facts of `properties` (a VEVENT's, as jCal) that only a look at one
+ * event needs; undefined when there are none (most events of most feeds: no
+ * description, no people, no links), so such events cost nothing more.
+ */
+export function aboutOf(properties: readonly JCalProperty[], description: string, location: string): EventAbout | undefined {
+  if (description === "" && !location.includes("http") && !properties.some((property) => ABOUT_PROPERTIES.has(property[0]))) {
+    return undefined;
+  }
   const values = (name: string) => properties.filter((property) => property[0] === name);
   const attendeeLines = values("attendee");
   const organizer = values("organizer")[0];

@@ -56,8 +56,8 @@ export interface EventComponent {
   readonly location: string;
   /** The DESCRIPTION, as written (empty when absent). */
   readonly description: string;
-  /** What only a look at this one event needs (GetEvent). */
-  readonly about: EventAbout;
+  /** What only a look at this one event needs (GetEvent); undefined when the event has none of it. */
+  readonly about?: EventAbout;
   readonly status: EventStatusText;
   readonly transparent: boolean;
   readonly lastModified?: number;
