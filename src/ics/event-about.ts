@@ -65,7 +65,15 @@ const LINK = /https?:\/\/[^\s"'<>]+/g;
 const TRAILING = /[.,;:!?)\]}]+$/;
 
 /** The properties aboutOf reads besides DESCRIPTION and LOCATION. */
-const ABOUT_PROPERTIES: ReadonlySet<string> = new Set(["attendee", "organizer", "url", "x-google-conference", "class", "categories", "rrule"]);
+const ABOUT_PROPERTIES: ReadonlySet<string> = new Set([
+  "attendee",
+  "organizer",
+  "url",
+  "x-google-conference",
+  "class",
+  "categories",
+  "rrule",
+]);
 
 /**
  * The facts of `properties` (a VEVENT's, as jCal) that only a look at one

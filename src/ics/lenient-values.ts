@@ -26,10 +26,18 @@ const DATE = /^\d{8}$/;
 const DATE_TIME = /^\d{8}T\d{6}Z?$/;
 const DURATION = /^[+-]?P(?:\d+W|(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+S)?)?)$/;
 
+/** The properties a line may be mended in; any other line is read as written. */
+const MENDED_PROPERTIES = new Set([...TIME_PROPERTIES, "DURATION", "RRULE", "EXRULE"]);
+const NAME = /^[A-Za-z0-9-]+/;
+const NONE: readonly string[] = [];
+
 /** Mends one content line of a VEVENT (not of its VALARMs). */
 export function mendEventLine(text: string): MendedLine {
+  // Most lines (SUMMARY, DESCRIPTION, UID, ...) have nothing to mend: they are not even split.
+  const lineName = NAME.exec(text)?.[0];
+  if (lineName === undefined || !MENDED_PROPERTIES.has(lineName.toUpperCase())) return { text, readings: NONE, dropped: NONE };
   const split = splitLine(text);
-  if (split === undefined) return { text, readings: [], dropped: [] };
+  if (split === undefined) return { text, readings: NONE, dropped: NONE };
   const { name, value } = split;
   let { params } = split;
   const readings: string[] = [];
