@@ -29,8 +29,8 @@ export interface ErrorGuideEntry {
  */
 export const GATEWAY_ERRORS = {
   invalid_arguments: "the arguments do not fit the schema; fix them.",
-  service_unavailable: "the calendar service could not be reached; retry later.",
-  service_overloaded: "the calendar service is busy; retry shortly.",
+  service_unavailable: "the service could not be reached; retry later.",
+  service_overloaded: "the service is busy; retry shortly.",
 } as const;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

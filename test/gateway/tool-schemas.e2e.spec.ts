@@ -136,7 +136,7 @@ describe("tools generated from the proto descriptors", () => {
       expect(text).toContain(`- ${code}: `);
     }
     expect(text).not.toMatch(/\bINVALID_INTERVAL\b/);
-    expect(text).toContain("service_overloaded (the calendar service is busy; retry shortly)");
+    expect(text).toContain("service_overloaded (the service is busy; retry shortly)");
   });
 
   it("leaves out the reasons its strict schema makes impossible (match_mode is a closed enum, limit is bounded)", () => {

@@ -1968,10 +1968,11 @@ export const TentativePolicySchema: GenEnum<TentativePolicy> = /*@__PURE__*/
   enumDesc(file_calq_v1_calendar_service, 11);
 
 /**
- * Read-only search over the calendars the caller may read.
+ * Read-only search over the calendars the caller may read, who
+ * authenticates each call with `authorization: Bearer <token>`.
  *
  * Read-only: no method changes a calendar. The caller is the authenticated
- * principal (`authorization: Bearer <token>`), never an argument.
+ * principal, never an argument.
  *
  * @generated from service calq.v1.CalendarService
  */
