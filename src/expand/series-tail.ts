@@ -37,6 +37,8 @@ export interface TailBatch {
  * occurrences it returns, not for every one in its window.
  */
 export interface SeriesTail {
+  /** The UID digest of the series' event, when known: a look-up by event_id (GetEvent) passes other series by. */
+  readonly uidKey?: string;
   /** No occurrence `next` appends for this request starts before this instant (Infinity: none can). */
   earliestStart(request: TailRequest): number;
   /**
@@ -69,6 +71,10 @@ export class OnDemandSeries implements SeriesTail {
     private readonly cap: number,
   ) {}
 
+  get uidKey(): string {
+    return this.series.uidKey;
+  }
+
   /** Every slot whose occurrence may end after the window's start and start at or after the cursor's. */
   private reach(request: TailRequest): number {
     return Math.max(request.start, request.startingFrom) - this.series.reachBehind;
@@ -100,7 +106,9 @@ export class OnDemandSeries implements SeriesTail {
       const before = out.length;
       const page = { accepts: request.accepts, wanted: wanted - found };
       const { cut } = series.expand(rangeFrom, rangeTo, cap, request.budget, out, page);
-      found += out.length - before;
+      // Only what the request accepts counts towards `wanted`: DTSTART and RDATEs are pushed unfiltered,
+      // and counting them could end a batch before the second range was looked at.
+      for (let i = before; i < out.length; i++) if (request.accepts(out[i])) found++;
       if (cut !== "none") return { cut, more: false };
       if (found >= wanted && !series.reordered) return { cut, more: true };
     }

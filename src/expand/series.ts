@@ -161,6 +161,11 @@ export class Series {
   /** True when THISANDFUTURE overrides can move starts out of slot order (then `page` is ignored). */
   readonly reordered: boolean;
 
+  /** The UID digest of the series' event (overrides of it share the UID). */
+  get uidKey(): string {
+    return this.parts.details.uidKey;
+  }
+
   constructor(private readonly parts: SeriesParts) {
     const { shape, startLocal, rdates, futures } = parts;
     const zone = shape.zone;

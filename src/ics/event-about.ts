@@ -62,7 +62,14 @@ type JCalProperty = [string, Record<string, unknown>, string, ...unknown[]];
 const PARTICIPATION: ReadonlySet<string> = new Set(["NEEDS-ACTION", "ACCEPTED", "DECLINED", "TENTATIVE", "DELEGATED"]);
 /** http(s) links in free text, up to the first space, quote or angle bracket; trailing punctuation is not part of them. */
 const LINK = /https?:\/\/[^\s"'<>]+/g;
-const TRAILING = /[.,;:!?)\]}]+$/;
+const TRAILING = new Set([".", ",", ";", ":", "!", "?", ")", "]", "}"]);
+
+/** The link without the sentence's punctuation after it ("see https://x.example/a."), in one pass from the end. */
+function withoutTrailingPunctuation(url: string): string {
+  let end = url.length;
+  while (end > 0 && TRAILING.has(url[end - 1])) end--;
+  return url.slice(0, end);
+}
 
 /** The properties aboutOf reads besides DESCRIPTION and LOCATION. */
 const ABOUT_PROPERTIES: ReadonlySet<string> = new Set([
@@ -88,21 +95,21 @@ export function aboutOf(properties: readonly JCalProperty[], description: string
   const attendeeLines = values("attendee");
   const organizer = values("organizer")[0];
   const links = new LinkList();
-  for (const property of values("url")) links.add(String(property[3] ?? ""), "url");
-  for (const property of values("x-google-conference")) links.add(String(property[3] ?? ""), "conference");
+  for (const property of values("url")) links.add(textOf(property[3]), "url");
+  for (const property of values("x-google-conference")) links.add(textOf(property[3]), "conference");
   for (const url of description.match(LINK) ?? []) links.add(url, "description");
   for (const url of location.match(LINK) ?? []) links.add(url, "location");
-  const classText = String(values("class")[0]?.[3] ?? "").toUpperCase();
+  const classProperty = values("class")[0];
   return {
     description: description.slice(0, MAX_DESCRIPTION),
     descriptionCut: description.length > MAX_DESCRIPTION,
     ...(organizer === undefined ? {} : { organizer: personOf(organizer) }),
     attendees: attendeeLines.slice(0, MAX_ATTENDEES).map((property) => {
-      const participation = String(property[1].partstat ?? "").toUpperCase();
+      const participation = textOf(property[1].partstat).toUpperCase();
       return {
         ...personOf(property),
         participation: (PARTICIPATION.has(participation) ? participation : "") as Participation,
-        role: bounded(String(property[1].role ?? "").toUpperCase()),
+        role: bounded(textOf(property[1].role).toUpperCase()),
       };
     }),
     attendeeCount: attendeeLines.length,
@@ -111,19 +118,40 @@ export function aboutOf(properties: readonly JCalProperty[], description: string
       ...new Set(
         values("categories")
           .flatMap((property) => property.slice(3))
-          .map((value) => bounded(String(value).trim())),
+          .map((value) => bounded(textOf(value).trim())),
       ),
     ]
       .filter((category) => category !== "")
       .slice(0, MAX_CATEGORIES),
-    classification: classText === "PRIVATE" || classText === "CONFIDENTIAL" ? classText : "PUBLIC",
+    classification: classificationOf(classProperty === undefined ? undefined : textOf(classProperty[3])),
     rrules: values("rrule").flatMap((property) => property.slice(3).flatMap(recurText)),
   };
 }
 
 function personOf(property: JCalProperty): Person {
-  const value = String(property[3] ?? "");
-  return { name: bounded(String(property[1].cn ?? "")), address: bounded(value.replace(/^mailto:/i, "")) };
+  return { name: bounded(textOf(property[1].cn)), address: bounded(textOf(property[3]).replace(/^mailto:/i, "")) };
+}
+
+/**
+ * CLASS as RFC 5545 reads it: PUBLIC when absent, and any value an
+ * application does not know (an x-name, a typo) treated as PRIVATE, so an
+ * unknown value never shows what its producer meant to hide.
+ */
+function classificationOf(text: string | undefined): Classification {
+  if (text === undefined) return "PUBLIC";
+  const upper = text.trim().toUpperCase();
+  return upper === "PUBLIC" || upper === "CONFIDENTIAL" ? upper : "PRIVATE";
+}
+
+/**
+ * A value or parameter as text: ical.js gives strings, but a producer's
+ * VALUE= can make it an object (VALUE=RECUR) and a repeated parameter an
+ * array; anything else has no reading here and counts as empty.
+ */
+function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return value.filter((part) => typeof part === "string").join(",");
+  return "";
 }
 
 function recurText(value: unknown): string[] {
@@ -144,8 +172,10 @@ class LinkList {
   private readonly seen = new Set<string>();
 
   add(raw: string, source: LinkSource): void {
-    const url = raw.trim().replace(TRAILING, "");
-    if (!/^https?:\/\/\S+$/i.test(url) || url.length > MAX_VALUE || this.seen.has(url) || this.items.length >= MAX_LINKS) return;
+    // Bounded before anything else reads it: a link is never longer than MAX_VALUE, whatever follows it.
+    if (this.items.length >= MAX_LINKS || raw.length > MAX_VALUE + 100) return;
+    const url = withoutTrailingPunctuation(raw.trim());
+    if (!/^https?:\/\/\S+$/i.test(url) || url.length > MAX_VALUE || this.seen.has(url)) return;
     this.seen.add(url);
     this.items.push({ url, source });
   }

@@ -37,6 +37,8 @@ export interface PackedSnapshot {
   readonly details: PackedDetails;
   /** The JSON of each on-demand series' recipe. */
   readonly tails: StringTable;
+  /** Each on-demand series' UID digest, so a look-up by event_id need not rebuild the others. */
+  readonly tailKeys: StringTable;
 }
 
 /**
@@ -83,6 +85,7 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
   }
   const detailColumns = packDetails(details);
   const tailTable = stringTable(tails.map((tail) => JSON.stringify(tail.recipe())));
+  const tailKeys = stringTable(tails.map((tail) => tail.uidKey));
   const parts = index.parts;
   const packed: PackedSnapshot = {
     id: snapshot.id,
@@ -98,11 +101,17 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
     detailIds,
     details: detailColumns.packed,
     tails: tailTable,
+    tailKeys,
   };
   const arrays = [parts.starts, parts.maxEnds, slots, detailIds];
   return {
     packed,
-    transfer: [...arrays.map((array) => array.buffer as ArrayBuffer), ...detailColumns.transfer, ...stringTableBuffers(tailTable)],
+    transfer: [
+      ...arrays.map((array) => array.buffer as ArrayBuffer),
+      ...detailColumns.transfer,
+      ...stringTableBuffers(tailTable),
+      ...stringTableBuffers(tailKeys),
+    ],
   };
 }
 
@@ -130,9 +139,10 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
     details: detailsOf(detailIds[position]),
   }));
   const recipe = stringReader(packed.tails);
+  const tailKey = stringReader(packed.tailKeys);
   const tails: SeriesTail[] = [];
   for (let i = 0; i < stringCount(packed.tails); i++) {
-    tails.push(new LazyTail(() => JSON.parse(recipe(i)) as OnDemandRecipe));
+    tails.push(new LazyTail(tailKey(i), () => JSON.parse(recipe(i)) as OnDemandRecipe));
   }
   let diagnostics: readonly Diagnostic[] | undefined;
   return {
@@ -159,7 +169,10 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
  */
 class LazyTail implements SeriesTail {
   private built?: OnDemandSeries;
-  constructor(private readonly recipe: () => OnDemandRecipe) {}
+  constructor(
+    readonly uidKey: string,
+    private readonly recipe: () => OnDemandRecipe,
+  ) {}
 
   private series(): OnDemandSeries {
     if (this.built === undefined) {

@@ -51,27 +51,33 @@ export function* findOccurrenceSteps(calendar: SearchableOccurrences, eventId: s
   }
   if (slot === undefined) return { missing: "not_found" };
 
-  const request: TailRequest = {
-    start: slot - MOVED_REACH_MS,
-    endExclusive: slot + MOVED_REACH_MS,
-    startingFrom: Number.NEGATIVE_INFINITY,
-    accepts: (occurrence) => occurrence.details.uidKey === uidKey && eventIdOf(occurrence) === eventId,
-    budget,
-  };
-  for (const tail of calendar.tails) {
-    if (pacer.due()) {
-      const paused = clock();
-      yield;
-      pacer.resumed();
-      budget.extend(clock() - paused);
+  // First where an occurrence left in place is (a day either side of its slot, so a dense series costs
+  // a day of expansion), then anywhere a moved one may be.
+  for (const reach of [DAY_MS, MOVED_REACH_MS]) {
+    const request: TailRequest = {
+      start: slot - reach,
+      endExclusive: slot + reach,
+      startingFrom: Number.NEGATIVE_INFINITY,
+      accepts: (occurrence) => occurrence.details.uidKey === uidKey && eventIdOf(occurrence) === eventId,
+      budget,
+    };
+    for (const tail of calendar.tails) {
+      if (tail.uidKey !== undefined && tail.uidKey !== uidKey) continue;
+      if (pacer.due()) {
+        const paused = clock();
+        yield;
+        pacer.resumed();
+        budget.extend(clock() - paused);
+      }
+      if (budget.expired() || limits.signal?.aborted === true) return { missing: "budget" };
+      if (tail.earliestStart(request) === Number.POSITIVE_INFINITY) continue;
+      const out: Occurrence[] = [];
+      const { cut } = tail.next(request, Number.NEGATIVE_INFINITY, 1, out);
+      const occurrence = out.find(request.accepts);
+      if (occurrence !== undefined) return { occurrence };
+      // Cut short (the budget, or the series' cap within the reach): what was not looked at may hold it.
+      if (cut !== "none") return { missing: "budget" };
     }
-    if (budget.expired() || limits.signal?.aborted === true) return { missing: "budget" };
-    if (tail.earliestStart(request) === Number.POSITIVE_INFINITY) continue;
-    const out: Occurrence[] = [];
-    const { cut } = tail.next(request, Number.NEGATIVE_INFINITY, 1, out);
-    const occurrence = out.find(request.accepts);
-    if (occurrence !== undefined) return { occurrence };
-    if (cut === "budget") return { missing: "budget" };
   }
   return { missing: "not_found" };
 }

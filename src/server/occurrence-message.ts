@@ -47,7 +47,7 @@ export function occurrenceMessage(occurrence: Occurrence, context: RenderContext
   const hidden = withheld(occurrence, context);
   return create(EventOccurrenceSchema, {
     eventId: eventIdOf(occurrence),
-    uid: details.uid,
+    uid: hidden ? "" : details.uid,
     recurrenceId: recurrenceIdOf(occurrence),
     calendarId: context.calendarId,
     summary: hidden ? "" : details.summary,

@@ -246,7 +246,7 @@ async function search(
   const steps = !calendars.across
     ? searchPageSteps(snapshots[0], query, limits)
     : searchCalendarsPageSteps(
-        views.map((view, i) => ({ id: view.config.id, occurrences: snapshots[i] })),
+        views.map((view, i) => ({ id: view.config.id, occurrences: snapshots[i], withholdClassified: withhold[i] })),
         query,
         limits,
       );

@@ -141,7 +141,13 @@ describe("GetEvent", () => {
 
     const other = await auditor.getEvent({ calendarId: "work", eventId: doctor.eventId });
     expect(other.detailsWithheld).toBe(true);
-    expect(other.event).toMatchObject({ summary: "", location: "", detailsWithheld: true, startLocal: "2026-10-02T15:00:00+07:00" });
+    expect(other.event).toMatchObject({
+      summary: "",
+      location: "",
+      uid: "",
+      detailsWithheld: true,
+      startLocal: "2026-10-02T15:00:00+07:00",
+    });
     expect([other.description, other.organizer, other.attendees, other.links, other.categories]).toEqual(["", undefined, [], [], []]);
 
     // Searches show the auditor the same: the time, never the text, and words never find it.
@@ -157,6 +163,15 @@ describe("GetEvent", () => {
         textQuery: "kham rang",
       });
     expect((await byWords(auditor)).events).toEqual([]);
+    const acrossByWords = await auditor.searchEventsAcrossCalendars({
+      calendarIds: ["work"],
+      start: "2026-10-02",
+      endExclusive: "2026-10-03",
+      timezone: "Asia/Ho_Chi_Minh",
+      matchMode: MatchMode.OVERLAP,
+      textQuery: "kham rang",
+    });
+    expect(acrossByWords.events).toEqual([]);
     expect((await byWords(an)).events.map((event) => event.summary)).toEqual(["Khám răng"]);
   });
 

@@ -630,8 +630,10 @@ export type EventOccurrence = Message<"calq.v1.EventOccurrence"> & {
   lastModified?: Timestamp | undefined;
 
   /**
-   * True when the event is PRIVATE or CONFIDENTIAL and the caller reads the
-   * calendar through calendar.read.any: its summary and location are empty.
+   * True when the event is PRIVATE or CONFIDENTIAL (or has a CLASS calq does
+   * not know, which RFC 5545 reads as PRIVATE) and the caller reads the
+   * calendar through calendar.read.any: its summary, location and uid are
+   * empty.
    *
    * @generated from field: bool details_withheld = 19;
    */
