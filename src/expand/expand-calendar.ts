@@ -9,7 +9,7 @@
  * right as one next week. A series cut by its cap or by the feed's time
  * budget is materialised only up to the cut; its tail covers the rest.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
 import { searchableText } from "../ics/searchable-text.js";
@@ -485,5 +485,5 @@ function startKey(start: IcsTime): string {
 
 /** A short, stable, URL-safe digest of a UID (96 bits). */
 function uidKeyOf(uid: string): string {
-  return createHash("sha256").update(uid).digest("base64url").slice(0, 16);
+  return hash("sha256", uid, "base64url").slice(0, 16);
 }

@@ -6,13 +6,30 @@
  */
 import type { ZoneRules } from "./zone-rules.js";
 
-/** The local wall-time number of the given fields (month 1-12). */
+/**
+ * The local wall-time number of the given fields (month 1-12). Fields out of
+ * range carry over as Date's setters carry them (day 32 is the next month's
+ * 1st, month 13 next year's January), and any year is its own (no 1900 for
+ * year 99); NaN outside the instants a Date can hold. Arithmetic on days
+ * since 1970 (the proleptic Gregorian calendar counted in 400-year eras), so
+ * the many calls a build makes allocate nothing.
+ */
 export function civil(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second, ms);
-  return date.getTime();
+  const months = month - 1;
+  const carried = Math.floor(months / 12);
+  const m = months - 12 * carried + 1;
+  // Years counted from March, so the leap day ends a year.
+  const y = year + carried - (m <= 2 ? 1 : 0);
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  const instant = (era * 146_097 + dayOfEra - 719_468) * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+  return Math.abs(instant) <= MAX_TIME_VALUE ? instant : Number.NaN;
 }
+
+/** The largest distance from 1970 a Date can hold, in milliseconds (ECMA-262 time values). */
+const MAX_TIME_VALUE = 8.64e15;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 

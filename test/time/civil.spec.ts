@@ -6,10 +6,39 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatDate, formatInZone, formatLocalDateTime, formatOffset } from "../../src/time/civil.js";
+import { civil, formatDate, formatInZone, formatLocalDateTime, formatOffset } from "../../src/time/civil.js";
 import { ianaZone } from "../../src/time/zones.js";
 
 const SUPPORTED = { min: Date.UTC(1900, 0, 1), max: Date.UTC(2200, 0, 1) - 1 };
+
+describe("civil wall-time numbers", () => {
+  /** What Date's own setters make of the fields: the reading civil() keeps without making a Date. */
+  function bySetters(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number {
+    const date = new Date(0);
+    date.setUTCFullYear(year, month - 1, day);
+    date.setUTCHours(hour, minute, second, ms);
+    return date.getTime();
+  }
+
+  it("equal Date's reading of the fields, carries out of range included (day 0 and 40, month 13, hour 24), any year its own", () => {
+    const field = (min: number, max: number) => fc.integer({ min, max });
+    fc.assert(
+      fc.property(
+        fc.oneof(field(-300, 300), field(1890, 2210), field(-280_000, 280_000)),
+        field(-14, 27),
+        field(-40, 70),
+        field(-30, 50),
+        field(-70, 130),
+        field(-70, 130),
+        field(-2000, 2000),
+        (year, month, day, hour, minute, second, ms) => {
+          expect(civil(year, month, day, hour, minute, second, ms)).toBe(bySetters(year, month, day, hour, minute, second, ms));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+});
 
 describe("civil renderings", () => {
   it("render a wall time as toISOString does, without the Z and without a zero fraction", () => {
