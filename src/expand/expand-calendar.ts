@@ -11,6 +11,7 @@
  */
 import { hash } from "node:crypto";
 import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
+import { emptyAbout } from "../ics/event-about.js";
 import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
 import { searchableText } from "../ics/searchable-text.js";
 import { Pacer, type Steps } from "../stepwise.js";
@@ -102,7 +103,7 @@ class CalendarExpansion {
     for (const { event, uidKey } of distinct) this.guard(event, () => this.expandMaster(event, [], uidKey));
     for (const [uid, list] of overrides) {
       if (masters.has(uid)) continue;
-      for (const orphan of list) this.guard(orphan, () => this.addOverride(orphan, undefined));
+      for (const orphan of list) this.guard(orphan, () => this.addOverride(orphan, undefined, undefined));
     }
     if (this.budget.exhausted) {
       this.diagnostics.push(
@@ -229,14 +230,14 @@ class CalendarExpansion {
       let replaced = false;
       for (const override of overrides) {
         replaced ||= this.slotKeyOf(override.recurrenceId!, shape) === ownSlot;
-        this.guard(override, () => this.addOverride(override, shape));
+        this.guard(override, () => this.addOverride(override, shape, master));
       }
       if (master.status === "CANCELLED" || replaced) return;
       this.occurrences.push({ start, end, slot: start, details });
       return;
     }
     const series = this.buildSeries(master, shape, details, overrides);
-    for (const override of overrides) this.guard(override, () => this.addOverride(override, shape));
+    for (const override of overrides) this.guard(override, () => this.addOverride(override, shape, master));
     if (master.status === "CANCELLED") return;
     this.materialise(series, master);
   }
@@ -295,7 +296,7 @@ class CalendarExpansion {
           slotInstant,
           shift,
           shape: overrideShape,
-          details: this.detailsOf(override, overrideShape, true),
+          details: this.detailsOf(override, overrideShape, true, undefined, master),
           cancelled: override.status === "CANCELLED",
         });
       } catch (error) {
@@ -371,10 +372,10 @@ class CalendarExpansion {
   }
 
   /** An override (moved, changed or cancelled slot) or an orphan, as its own occurrence. */
-  private addOverride(override: EventComponent, masterShape: Shape | undefined): void {
+  private addOverride(override: EventComponent, masterShape: Shape | undefined, master: EventComponent | undefined): void {
     if (override.status === "CANCELLED") return;
     const shape = this.shapeOf(override);
-    const details = this.detailsOf(override, shape, true);
+    const details = this.detailsOf(override, shape, true, undefined, master);
     const slot = this.slotKeyOf(override.recurrenceId!, masterShape ?? shape);
     this.eventCount++;
     this.occurrences.push({ ...intervalAt(shape, override.start.local), slot, details });
@@ -450,8 +451,17 @@ class CalendarExpansion {
     return shape;
   }
 
-  private detailsOf(event: EventComponent, shape: Shape, recurring: boolean, uidKey = uidKeyOf(event.uid)): EventDetails {
+  /** `master`: for an override, its series, whose CLASS it keeps unless it writes its own. */
+  private detailsOf(
+    event: EventComponent,
+    shape: Shape,
+    recurring: boolean,
+    uidKey = uidKeyOf(event.uid),
+    master?: EventComponent,
+  ): EventDetails {
     const floating = event.start.kind === "date-time" && event.start.zone === undefined;
+    const inherited = event.about?.classification === undefined ? master?.about?.classification : undefined;
+    const about = inherited === undefined ? event.about : { ...(event.about ?? emptyAbout()), classification: inherited };
     return {
       uid: event.uid,
       uidKey,
@@ -464,8 +474,8 @@ class CalendarExpansion {
       eventTimezone: shape.allDay || floating ? "" : shape.zone.name,
       allDay: shape.allDay,
       recurring,
-      ...(event.about === undefined ? {} : { about: event.about }),
-      ...(event.about === undefined || event.about.classification === "PUBLIC" ? {} : { classified: true }),
+      ...(about === undefined ? {} : { about }),
+      ...(about?.classification === undefined || about.classification === "PUBLIC" ? {} : { classified: true }),
     };
   }
 

@@ -45,10 +45,19 @@ export interface EventAbout {
   /** URL, X-GOOGLE-CONFERENCE, then links in the description and the location; each once, at most MAX_LINKS. */
   readonly links: readonly EventLink[];
   readonly categories: readonly string[];
-  /** CLASS; PUBLIC when absent (RFC 5545's default) or unknown. */
-  readonly classification: Classification;
+  /**
+   * CLASS as written, an unknown value read as PRIVATE (RFC 5545); absent
+   * when the event writes none, which RFC 5545 reads as PUBLIC and an
+   * override (RECURRENCE-ID) reads as its series' CLASS.
+   */
+  readonly classification?: Classification;
   /** Each RRULE as RFC 5545 text ("FREQ=WEEKLY;BYDAY=MO"). */
   readonly rrules: readonly string[];
+}
+
+/** What an event without any of it keeps: nothing (an override takes its series' CLASS onto it). */
+export function emptyAbout(): EventAbout {
+  return { description: "", descriptionCut: false, attendees: [], attendeeCount: 0, links: [], categories: [], rrules: [] };
 }
 
 export const MAX_DESCRIPTION = 4_000;
@@ -123,7 +132,7 @@ export function aboutOf(properties: readonly JCalProperty[], description: string
     ]
       .filter((category) => category !== "")
       .slice(0, MAX_CATEGORIES),
-    classification: classificationOf(classProperty === undefined ? undefined : textOf(classProperty[3])),
+    ...(classProperty === undefined ? {} : { classification: classificationOf(textOf(classProperty[3])) }),
     rrules: values("rrule").flatMap((property) => property.slice(3).flatMap(recurText)),
   };
 }
@@ -133,12 +142,11 @@ function personOf(property: JCalProperty): Person {
 }
 
 /**
- * CLASS as RFC 5545 reads it: PUBLIC when absent, and any value an
- * application does not know (an x-name, a typo) treated as PRIVATE, so an
- * unknown value never shows what its producer meant to hide.
+ * A written CLASS as RFC 5545 reads it: any value an application does not
+ * know (an x-name, a typo) is treated as PRIVATE, so an unknown value never
+ * shows what its producer meant to hide.
  */
-function classificationOf(text: string | undefined): Classification {
-  if (text === undefined) return "PUBLIC";
+function classificationOf(text: string): Classification {
   const upper = text.trim().toUpperCase();
   return upper === "PUBLIC" || upper === "CONFIDENTIAL" ? upper : "PRIVATE";
 }

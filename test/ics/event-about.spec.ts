@@ -26,7 +26,8 @@ describe("what an event keeps for GetEvent", () => {
   });
 
   it("reads CLASS as RFC 5545 does: absent or PUBLIC is public, CONFIDENTIAL stays, any other value is PRIVATE", () => {
-    expect(aboutOf("DESCRIPTION:x").about?.classification).toBe("PUBLIC");
+    expect(aboutOf("DESCRIPTION:x").about?.classification).toBeUndefined();
+    expect(aboutOf("DESCRIPTION:x").classified).toBeUndefined();
     expect(aboutOf("CLASS:public").about?.classification).toBe("PUBLIC");
     expect(aboutOf("CLASS:CONFIDENTIAL").about?.classification).toBe("CONFIDENTIAL");
     for (const value of ["PRIVATE", "X-SECRET", "privat"]) {
@@ -34,6 +35,43 @@ describe("what an event keeps for GetEvent", () => {
       expect(details.about?.classification, value).toBe("PRIVATE");
       expect(details.classified, value).toBe(true);
     }
+  });
+
+  it("keeps a PRIVATE series' CLASS on an override that writes none, and lets one that writes PUBLIC say so", () => {
+    const snapshot = snapshotOf(
+      ics(
+        ...vevent(
+          "UID:s@calq.test",
+          "DTSTART:20261005T020000Z",
+          "DURATION:PT1H",
+          "RRULE:FREQ=DAILY;COUNT=5",
+          "CLASS:PRIVATE",
+          "SUMMARY:Therapy",
+        ),
+        ...vevent(
+          "UID:s@calq.test",
+          "RECURRENCE-ID:20261006T020000Z",
+          "DTSTART:20261006T050000Z",
+          "DURATION:PT1H",
+          "SUMMARY:Therapy moved",
+        ),
+        ...vevent(
+          "UID:s@calq.test",
+          "RECURRENCE-ID:20261007T020000Z",
+          "DTSTART:20261007T050000Z",
+          "DURATION:PT1H",
+          "CLASS:PUBLIC",
+          "SUMMARY:Open session",
+        ),
+      ),
+      readAt,
+    );
+    const bySummary = new Map(snapshot.index.items.map((occurrence) => [occurrence.details.summary, occurrence.details]));
+    expect(bySummary.get("Therapy")?.classified).toBe(true);
+    expect(bySummary.get("Therapy moved")?.classified).toBe(true);
+    expect(bySummary.get("Therapy moved")?.about?.classification).toBe("PRIVATE");
+    expect(bySummary.get("Open session")?.classified).toBeUndefined();
+    expect(bySummary.get("Open session")?.about?.classification).toBe("PUBLIC");
   });
 
   it("finds a link followed by a long run of punctuation in one pass, without the punctuation", () => {

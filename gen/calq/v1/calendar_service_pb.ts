@@ -780,9 +780,10 @@ export const EventLinkSchema: GenMessage<EventLink> = /*@__PURE__*/
 /**
  * One occurrence and everything calq keeps about its event.
  *
- * A PRIVATE or CONFIDENTIAL event read by a caller who is not one of the
- * calendar's readers (who reads it through the calendar.read.any
- * capability) shows only when it is: `details_withheld` is true and the
+ * A PRIVATE or CONFIDENTIAL event (an unknown CLASS counts as PRIVATE, and
+ * a moved occurrence without CLASS keeps its series') read by a caller who
+ * is not one of the calendar's readers (who reads it through the
+ * calendar.read.any capability) shows only when it is: `details_withheld` is true and the
  * summary, location, description, organizer, attendees, links and
  * categories are empty. Searches treat it the same way (and their words
  * never match its text).
