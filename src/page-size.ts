@@ -13,3 +13,7 @@ export const MAX_LIMIT = 100;
 
 /** The most calendars one QueryFreeBusy may name; more is INVALID_CALENDAR_IDS (stated in the tool schema too). */
 export const MAX_CALENDARS_PER_REQUEST = 50;
+
+/** FindFreeSlots: the slots when a request sends limit 0 (unset), and the most one may ask for. */
+export const DEFAULT_SLOTS = 10;
+export const MAX_SLOTS = 50;

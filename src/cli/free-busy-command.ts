@@ -23,6 +23,7 @@ import {
   TentativePolicySchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { Environment } from "../config/calq-config.js";
+import { DEFAULT_SLOTS } from "../page-size.js";
 import { renderFreeBusy, renderFreeSlots } from "./free-busy-table.js";
 import { connectionOptions, describeFailure, serviceClient } from "./service-client.js";
 import { UsageError } from "./usage-error.js";
@@ -112,9 +113,10 @@ export async function slots(argv: string[], env: Environment, out: NodeJS.Writab
     limit: values.limit === undefined ? 0 : wholeNumber(values.limit, "--limit"),
   };
   const { client, callOptions } = serviceClient(values);
+  const asked = request.limit === 0 ? DEFAULT_SLOTS : request.limit;
   return answer(
     () => client.findFreeSlots(request, callOptions),
-    values.json ? jsonLine(FindFreeSlotsResponseSchema) : renderFreeSlots,
+    values.json ? jsonLine(FindFreeSlotsResponseSchema) : (response) => renderFreeSlots(response, asked),
     out,
     err,
   );
@@ -143,9 +145,11 @@ function jsonLine<Desc extends DescMessage>(schema: Desc): (response: MessageSha
   return (response) => `${JSON.stringify(toJson(schema, response))}\n`;
 }
 
+/** A whole number written in decimal digits, within what the request's int32 field can carry. */
 function wholeNumber(text: string, flag: string): number {
+  if (!/^-?\d{1,10}$/.test(text.trim())) throw new UsageError(`${flag} ${text} is not a whole number`);
   const value = Number(text);
-  if (text.trim() === "" || !Number.isInteger(value)) throw new UsageError(`${flag} ${text} is not a whole number`);
+  if (Math.abs(value) > 2 ** 31 - 1) throw new UsageError(`${flag} ${text} is out of range`);
   return value;
 }
 

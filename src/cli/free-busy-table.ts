@@ -52,8 +52,12 @@ function busyTable(busy: readonly BusyInterval[]): string[] {
   );
 }
 
-/** What `calq slots` prints: the free slots in start order, or why there are none. */
-export function renderFreeSlots(response: FindFreeSlotsResponse): string {
+/**
+ * What `calq slots` prints: the free slots in start order, or why there are
+ * none; when there are as many as were asked for (`limit`), a last line says
+ * that later ones may follow.
+ */
+export function renderFreeSlots(response: FindFreeSlotsResponse, limit: number): string {
   const incomplete = response.complete ? "" : " (incomplete: a calendar was read only in part; a slot shown may not be free in it)";
   if (response.slots.length === 0) {
     return `no free slot in ${response.timezone} fits the window (and the working hours, if given)${incomplete}\n`;
@@ -65,6 +69,9 @@ export function renderFreeSlots(response: FindFreeSlotsResponse): string {
       response.slots.map((slot) => ({ startLocal: slot.startLocal, endLocal: slot.endLocal, cells: [] })),
     ),
   ];
+  if (response.slots.length >= limit) {
+    lines.push(`the first ${limit} only: later slots may be free too; raise --limit (up to 50) or start the window later`);
+  }
   return `${lines.join("\n")}\n`;
 }
 

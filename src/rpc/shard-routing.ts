@@ -27,9 +27,12 @@ const MAX_ROUTES = 10_000;
 
 /**
  * An interceptor that keeps its own memory of routes: create one per
- * client. "primary" is remembered per caller (by a digest of the
- * authorization header), every other id for all callers, since where a
- * calendar lives is the same for everyone and the headers grant nothing.
+ * client. Routes are remembered per caller (by a digest of the
+ * authorization header): "primary" names another calendar for each caller,
+ * and a route learnt from one caller's answers, used for another caller's
+ * call, would send a calendar that caller may not read to its group, where
+ * the group's health (an UNAVAILABLE instead of CALENDAR_NOT_ACCESSIBLE)
+ * would tell that caller it exists.
  */
 export function shardRouting(): Interceptor {
   const routes = new Map<string, ShardRoute>();
@@ -76,13 +79,12 @@ function calendarIdsOf(request: UnaryRequest): string[] {
   return ids;
 }
 
-/** What a calendar's route is remembered under: "primary" means a different calendar for each caller. */
+/** What a calendar's route is remembered under: the caller and the id as the caller names it ("primary" included). */
 function routeName(calendarId: string, header: Headers): string {
-  if (calendarId !== "primary") return `id:${calendarId}`;
   const caller = createHash("sha256")
     .update(header.get("authorization") ?? "")
     .digest("base64url");
-  return `primary:${caller}`;
+  return `${caller} ${calendarId}`;
 }
 
 function setHeaders(request: UnaryRequest, route: ShardRoute): void {

@@ -26,6 +26,7 @@ import {
 import { CalqError } from "../calq-error.js";
 import type { Occurrence } from "../expand/occurrence.js";
 import type { Logger } from "../logging/logger.js";
+import { DEFAULT_SLOTS, MAX_SLOTS } from "../page-size.js";
 import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search/busy-time.js";
 import { findFreeSlotsSteps, type WorkingHours } from "../search/free-slots.js";
 import { type Position, type SearchLimits, searchPageSteps } from "../search/search-occurrences.js";
@@ -139,8 +140,6 @@ export async function queryFreeBusy(
 
 /** The default and the bounds of a FindFreeSlots request (calendar_service.proto). */
 const DEFAULT_STEP_MINUTES = 30;
-const DEFAULT_SLOTS = 10;
-const MAX_SLOTS = 50;
 
 /** Answers one FindFreeSlots call for `principal`. */
 export async function findFreeSlotsFor(

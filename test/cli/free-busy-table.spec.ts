@@ -117,7 +117,7 @@ describe("calq slots's table", () => {
         { startLocal: "2026-11-02T09:00:00-05:00", endLocal: "2026-11-02T10:00:00-05:00" },
       ],
     });
-    expect(lines(renderFreeSlots(response))).toEqual([
+    expect(lines(renderFreeSlots(response, 10))).toEqual([
       "4 free slot(s), times in America/New_York, ends excluded",
       "DAY             START         END (excl.)",
       "Sat 2026-10-31  23:30 -04:00  Sun 2026-11-01 00:30",
@@ -128,7 +128,7 @@ describe("calq slots's table", () => {
   });
 
   it("says when no slot fits, and warns when a calendar was read only in part", () => {
-    expect(renderFreeSlots(create(FindFreeSlotsResponseSchema, { timezone: NEW_YORK, complete: true }))).toBe(
+    expect(renderFreeSlots(create(FindFreeSlotsResponseSchema, { timezone: NEW_YORK, complete: true }), 10)).toBe(
       "no free slot in America/New_York fits the window (and the working hours, if given)\n",
     );
     const partial = create(FindFreeSlotsResponseSchema, {
@@ -136,9 +136,26 @@ describe("calq slots's table", () => {
       complete: false,
       slots: [{ startLocal: "2026-11-02T09:00:00-05:00", endLocal: "2026-11-02T09:30:00-05:00" }],
     });
-    expect(lines(renderFreeSlots(partial))[0]).toBe(
+    expect(lines(renderFreeSlots(partial, 10))[0]).toBe(
       "1 free slot(s), times in America/New_York, ends excluded (incomplete: a calendar was read only in part; a slot shown may not be free in it)",
     );
+  });
+});
+
+describe("calq slots at its limit", () => {
+  it("says that later slots may follow when it shows as many as were asked for, and not before", () => {
+    const two = create(FindFreeSlotsResponseSchema, {
+      timezone: NEW_YORK,
+      complete: true,
+      slots: [
+        { startLocal: "2026-11-02T09:00:00-05:00", endLocal: "2026-11-02T09:30:00-05:00" },
+        { startLocal: "2026-11-02T09:30:00-05:00", endLocal: "2026-11-02T10:00:00-05:00" },
+      ],
+    });
+    expect(lines(renderFreeSlots(two, 2)).at(-1)).toBe(
+      "the first 2 only: later slots may be free too; raise --limit (up to 50) or start the window later",
+    );
+    expect(lines(renderFreeSlots(two, 3)).at(-1)).toBe("                09:30         10:00");
   });
 });
 

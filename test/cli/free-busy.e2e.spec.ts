@@ -119,11 +119,13 @@ describe("calq slots", () => {
       "DAY             START         END (excl.)",
       "Mon 2026-11-02  11:00 -05:00  11:30",
       "                11:30         12:00",
+      "the first 2 only: later slots may be free too; raise --limit (up to 50) or start the window later",
     ]);
     const free = await calq("slots", [...workingMonday, "--tentative", "free", "--limit", "2"]);
     expect(free.stdout.trimEnd().split("\n").slice(2)).toEqual([
       "Mon 2026-11-02  09:00 -05:00  09:30",
       "                11:00         11:30",
+      "the first 2 only: later slots may be free too; raise --limit (up to 50) or start the window later",
     ]);
   });
 
@@ -150,6 +152,7 @@ describe("calq slots", () => {
     expect(run.stdout.trimEnd().split("\n").slice(2)).toEqual([
       "Sun 2026-11-01  00:00 -04:00  01:00",
       "                02:00 -05:00  03:00",
+      "the first 2 only: later slots may be free too; raise --limit (up to 50) or start the window later",
     ]);
   });
 
@@ -183,6 +186,9 @@ describe("calq slots", () => {
       ],
       [[...workingMonday, "--tentative", "busy", "--working-days", "1-5,3"], "--working-days names day 3 twice"],
       [[...workingMonday, "--tentative", "busy", "--duration", "half an hour"], "--duration half an hour is not a whole number"],
+      [[...workingMonday, "--tentative", "busy", "--duration", "1e1"], "--duration 1e1 is not a whole number"],
+      [[...workingMonday, "--tentative", "busy", "--duration", "0x1e"], "--duration 0x1e is not a whole number"],
+      [[...workingMonday, "--tentative", "busy", "--duration", "3000000000"], "--duration 3000000000 is out of range"],
       [
         ["--calendar", "team", ...MONDAY, "--duration", "30", "--tentative", "busy", "--working-days", "1-5"],
         "--working-days goes with --working-hours",

@@ -52,6 +52,34 @@ const routes: Route[] = envoy.static_resources.listeners[0].filter_chains[0].fil
 const clusters: Cluster[] = envoy.static_resources.clusters;
 
 describe("deploy/envoy/envoy.yaml", () => {
+  it("terminates TLS for clients with the certificate the Kubernetes Secret mounts, offering HTTP/2", () => {
+    const socket = envoy.static_resources.listeners[0].filter_chains[0].transport_socket;
+    expect(socket.typed_config["@type"]).toBe("type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext");
+    const context = socket.typed_config.common_tls_context;
+    expect(context.alpn_protocols).toEqual(["h2"]);
+    const mounted = (
+      YAML.parseAllDocuments(readFileSync(join(ROOT, "deploy/kubernetes/envoy.yaml"), "utf8")).map((d) => d.toJS()) as {
+        kind: string;
+        spec: {
+          template: {
+            spec: {
+              containers: { volumeMounts: { name: string; mountPath: string }[] }[];
+              volumes: { name: string; secret?: { secretName: string } }[];
+            };
+          };
+        };
+      }[]
+    )
+      .filter((document) => document.kind === "Deployment")
+      .map((deployment) => deployment.spec.template.spec)[0];
+    const tlsVolume = mounted.volumes.find((volume) => volume.secret?.secretName === "calq-envoy-tls")!;
+    const mountPath = mounted.containers[0].volumeMounts.find((mount) => mount.name === tlsVolume.name)!.mountPath;
+    expect(context.tls_certificates[0]).toEqual({
+      certificate_chain: { filename: `${mountPath}/tls.crt` },
+      private_key: { filename: `${mountPath}/tls.key` },
+    });
+  });
+
   it("reads as an Envoy bootstrap and breaks none of the API's validate rules", () => {
     expect(parseBootstrap(envoy).problems).toEqual([]);
   });

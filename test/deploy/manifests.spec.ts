@@ -15,6 +15,7 @@ import { ConfigMap, PersistentVolumeClaim, Secret, Service } from "kubernetes-mo
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { parseConfig } from "../../src/config/calq-config.js";
+import { resolveServeSettings } from "../../src/config/server-config.js";
 import { ShardMap } from "../../src/config/shard-map.js";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -42,7 +43,11 @@ interface DeploymentSpec {
   selector: { matchLabels: Record<string, string> };
   template: {
     metadata: { labels: Record<string, string> };
-    spec: { containers: Container[]; volumes: { name: string; configMap?: { name: string } }[] };
+    spec: {
+      containers: Container[];
+      volumes: { name: string; configMap?: { name: string } }[];
+      enableServiceLinks?: boolean;
+    };
   };
 }
 
@@ -138,6 +143,33 @@ describe("deploy/kubernetes", () => {
       expect(container.livenessProbe).toMatchObject({ grpc: { port: 50051 } });
       expect(container.ports.map((port) => port.containerPort)).toContain(50051);
       expect(container.envFrom).toEqual([{ secretRef: { name: "calq-cursor-keys" } }, { secretRef: { name: "calq-token-digests" } }]);
+    }
+  });
+
+  it("starts calq with the environment Kubernetes gives its pods: no Service's link variables reach it", () => {
+    // Kubernetes sets <SERVICE>_PORT=tcp://ip:port (and more) in a pod for each Service of its namespace
+    // unless enableServiceLinks is false; a Service named "calq" makes CALQ_PORT, which calq reads as its port.
+    const services = [...calq, ...envoy].filter((manifest) => manifest.kind === "Service");
+    const links = Object.fromEntries(
+      services.flatMap((service) => {
+        const name = service.metadata.name.toUpperCase().replaceAll("-", "_");
+        const port = (service.spec as { ports: { port: number }[] }).ports[0].port;
+        return [
+          [`${name}_PORT`, `tcp://10.0.0.1:${port}`],
+          [`${name}_SERVICE_HOST`, "10.0.0.1"],
+          [`${name}_SERVICE_PORT`, String(port)],
+        ];
+      }),
+    );
+    expect(Object.keys(links)).toContain("CALQ_PORT");
+    for (const group of groups) {
+      const spec = deploymentSpec(named(calq, "Deployment", `calq-${group}`)).template.spec;
+      const [container] = spec.containers;
+      const env = {
+        ...(spec.enableServiceLinks === false ? {} : links),
+        ...Object.fromEntries((container.env ?? []).map((variable) => [variable.name, variable.value])),
+      };
+      expect(() => resolveServeSettings({ document: undefined, baseDirectory: "/", cwd: "/", env, flags: {} }), group).not.toThrow();
     }
   });
 

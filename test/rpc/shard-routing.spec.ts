@@ -3,7 +3,7 @@
  * "balancer" answers only calls that carry the right group header: the
  * first call for a calendar of another group is sent once more with the
  * headers its refusal names, later calls go straight there, ListCalendars
- * teaches every calendar's route, "primary" is routed per caller, and a
+ * teaches every calendar's route, routes are learnt per caller, and a
  * refusal that repeats is returned rather than looped on.
  */
 import { create } from "@bufbuild/protobuf";
@@ -112,6 +112,14 @@ describe("shard routing in the client", () => {
     await client.searchEvents({ calendarId: "primary" }, as("token-an"));
     await client.searchEvents({ calendarId: "primary" }, as("token-binh"));
     expect(seen.map(({ group }) => group)).toEqual([null, "g2", null]);
+  });
+
+  it("never routes one caller's call by what another caller's answers taught it", async () => {
+    const { client, seen } = setup();
+    await client.searchEvents({ calendarId: "home" }, as("token-an"));
+    await client.searchEvents({ calendarId: "home" }, as("token-binh"));
+    // binh's call goes where any unknown calendar would: its group is learnt only from binh's own answers.
+    expect(seen.map(({ group }) => group)).toEqual([null, "g2", null, "g2"]);
   });
 
   it("routes a call over several calendars of one group, and leaves calendars of several groups to the server's refusal", async () => {

@@ -35,6 +35,7 @@ const FILES = [
   "envoy/extensions/filters/http/router/v3/router.proto",
   "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
   "envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto",
+  "envoy/extensions/transport_sockets/tls/v3/tls.proto",
 ];
 
 let loaded: protobuf.Root | undefined;
