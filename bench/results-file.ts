@@ -14,6 +14,14 @@ export function machineLine(): string {
   return `Machine: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}; Node.js ${process.version}; run at ${new Date().toISOString()}.`;
 }
 
+/** The line a section ends with: how busy the shared machine was when the figures were taken. */
+export function loadLine(): string {
+  return `Load average when done: ${os
+    .loadavg()
+    .map((load) => load.toFixed(1))
+    .join(", ")}.`;
+}
+
 /** Replaces (or appends) the section `name` of bench/RESULTS.md with `markdown`. */
 export function writeResultsSection(name: string, markdown: string): void {
   const open = `<!-- bench:${name} -->`;

@@ -25,7 +25,7 @@ import { startFeedServer, versioned } from "../test/support/feed-server.js";
 import { CalqGrpcClient } from "../test/support/grpc-client.js";
 import { BENCH_TOKEN, serveBenchFeed } from "./bench-server.js";
 import { generateFeed, random } from "./generate-feed.js";
-import { machineLine, percentile, writeResultsSection } from "./results-file.js";
+import { loadLine, machineLine, percentile, writeResultsSection } from "./results-file.js";
 import { TEAM_SIZE, team } from "./team-calendars.js";
 
 const HOUR = 3_600_000;
@@ -247,10 +247,7 @@ wait for little of it; an unchanged feed costs only the request. Ingest in a wor
 the snapshot id and packs the snapshot, the packed snapshot unwrapped on the main thread; the in-process row starts
 from the text and keeps the objects it built. Several feeds at once share the pool (one worker per core), so on a
 machine busy with other work they gain little.
-Load average when done: ${os
-  .loadavg()
-  .map((load) => load.toFixed(1))
-  .join(", ")}.
+${loadLine()}
 `;
 writeResultsSection("core", results);
 process.stdout.write(results);
@@ -430,10 +427,7 @@ p99 follows how long a collection takes on the machine at the time.
 A week's answer held, at the median, ${median(perCalendarIntervals)} merged intervals over the ${TEAM_SIZE} calendars and ${median(combinedIntervals)}
 combined. FindFreeSlots found ${median(slotsFound)} slot(s) at the median (min ${Math.min(...slotsFound)}, max ${Math.max(...slotsFound)}): fifty such
 calendars leave no common half hour, so each search looks at every candidate start of the week, its worst case.
-Load average when done: ${os
-  .loadavg()
-  .map((load) => load.toFixed(1))
-  .join(", ")}.
+${loadLine()}
 `;
 writeResultsSection("free-busy", freeBusyResults);
 process.stdout.write(freeBusyResults);

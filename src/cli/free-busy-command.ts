@@ -19,21 +19,18 @@ import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf"
 import {
   FindFreeSlotsResponseSchema,
   QueryFreeBusyResponseSchema,
-  TentativePolicy,
+  type TentativePolicy,
   TentativePolicySchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { Environment } from "../config/calq-config.js";
 import { DEFAULT_SLOTS } from "../page-size.js";
+import { enumFlagValues } from "./enum-flag.js";
 import { renderFreeBusy, renderFreeSlots } from "./free-busy-table.js";
 import { connectionOptions, describeFailure, serviceClient } from "./service-client.js";
 import { UsageError } from "./usage-error.js";
 
 /** `--tentative` values: the contract's policies as a command line spells them (TENTATIVE_POLICY_BUSY is busy). */
-const TENTATIVE_POLICIES: ReadonlyMap<string, TentativePolicy> = new Map(
-  TentativePolicySchema.values
-    .filter((value) => value.number !== TentativePolicy.UNSPECIFIED)
-    .map((value) => [value.localName.toLowerCase(), value.number]),
-);
+const TENTATIVE_POLICIES = enumFlagValues(TentativePolicySchema) as ReadonlyMap<string, TentativePolicy>;
 
 /** The options both commands take: the calendars, the window, --json and the connection. */
 function sharedOptions(env: Environment) {

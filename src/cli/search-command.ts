@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { toJson } from "@bufbuild/protobuf";
 import {
   type EventOccurrence,
-  MatchMode,
+  type MatchMode,
   MatchModeSchema,
   type SearchEventsAcrossCalendarsResponse,
   SearchEventsAcrossCalendarsResponseSchema,
@@ -28,16 +28,13 @@ import {
   WindowRelation,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { Environment } from "../config/calq-config.js";
+import { enumFlagValues } from "./enum-flag.js";
 import { localTime } from "./local-time.js";
 import { connectionOptions, describeFailure, serviceClient } from "./service-client.js";
 import { UsageError } from "./usage-error.js";
 
 /** `--mode` values: the contract's modes as a command line spells them (MATCH_MODE_START_WITHIN is start-within). */
-const MODES: ReadonlyMap<string, MatchMode> = new Map(
-  MatchModeSchema.values
-    .filter((value) => value.number !== MatchMode.UNSPECIFIED)
-    .map((value) => [value.localName.toLowerCase().replaceAll("_", "-"), value.number]),
-);
+const MODES = enumFlagValues(MatchModeSchema) as ReadonlyMap<string, MatchMode>;
 
 const RELATIONS: Record<WindowRelation, string> = {
   [WindowRelation.UNSPECIFIED]: "",
