@@ -37,17 +37,29 @@ export function* findOccurrenceSteps(calendar: SearchableOccurrences, eventId: s
   const clock = limits.clock ?? Date.now;
   const pacer = new Pacer(1, clock);
   const budget = new Budget(clock() + limits.budgetMs, TAIL_VISITS_PER_SEARCH, clock);
-  const { index } = calendar;
-  for (let position = 0; position < index.size; position++) {
-    if ((position & 1023) === 0 && pacer.due()) {
+  const isIt = (occurrence: Occurrence) => occurrence.details.uidKey === uidKey && eventIdOf(occurrence) === eventId;
+  /** Pauses when a slice is used up; then says whether the look-up must stop. */
+  function* breathe(): Steps<boolean> {
+    if (pacer.due()) {
       const paused = clock();
       yield;
       pacer.resumed();
       budget.extend(clock() - paused);
-      if (budget.expired() || limits.signal?.aborted === true) return { missing: "budget" };
     }
-    const occurrence = index.item(position);
-    if (occurrence.details.uidKey === uidKey && eventIdOf(occurrence) === eventId) return { occurrence };
+    return budget.expired() || limits.signal?.aborted === true;
+  }
+
+  // An occurrence of a series left at its slot starts within a day of it: look there first, then everywhere
+  // (a single event, or one moved by an override).
+  const { index } = calendar;
+  const ranges: [number, number][] = [[0, index.size]];
+  if (slot !== undefined) ranges.unshift([index.lowerBound(slot - DAY_MS), index.lowerBound(slot + DAY_MS)]);
+  for (const [from, to] of ranges) {
+    for (let position = from; position < to; position++) {
+      if ((position & 1023) === 0 && (yield* breathe())) return { missing: "budget" };
+      const occurrence = index.item(position);
+      if (isIt(occurrence)) return { occurrence };
+    }
   }
   if (slot === undefined) return { missing: "not_found" };
 
@@ -58,18 +70,12 @@ export function* findOccurrenceSteps(calendar: SearchableOccurrences, eventId: s
       start: slot - reach,
       endExclusive: slot + reach,
       startingFrom: Number.NEGATIVE_INFINITY,
-      accepts: (occurrence) => occurrence.details.uidKey === uidKey && eventIdOf(occurrence) === eventId,
+      accepts: isIt,
       budget,
     };
     for (const tail of calendar.tails) {
       if (tail.uidKey !== undefined && tail.uidKey !== uidKey) continue;
-      if (pacer.due()) {
-        const paused = clock();
-        yield;
-        pacer.resumed();
-        budget.extend(clock() - paused);
-      }
-      if (budget.expired() || limits.signal?.aborted === true) return { missing: "budget" };
+      if (yield* breathe()) return { missing: "budget" };
       if (tail.earliestStart(request) === Number.POSITIVE_INFINITY) continue;
       const out: Occurrence[] = [];
       const { cut } = tail.next(request, Number.NEGATIVE_INFINITY, 1, out);
