@@ -38,7 +38,7 @@ import {
 } from "../search/search-occurrences.js";
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, parseTextQuery, type TextQueryProblem } from "../search/text-query.js";
 import { runYielding } from "../stepwise.js";
-import { type CalendarView, dataAsOf } from "../store/calendar-store.js";
+import { type CalendarView, dataAsOf, servedStale } from "../store/calendar-store.js";
 import type { Snapshot } from "../store/snapshot.js";
 import { type RequestWindow, resolveWindow } from "../time/request-window.js";
 import type { Principal } from "./authenticator.js";
@@ -112,7 +112,7 @@ export async function searchEvents(
     consistency: Consistency.SNAPSHOT,
     snapshotId: snapshot.id,
     dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
-    stale: view.stale && view.snapshot === snapshot,
+    stale: servedStale(view, snapshot),
     ...partialFields(found.page),
     cursorSnapshot: found.cursorSnapshot,
   });
@@ -156,7 +156,7 @@ export async function searchEventsAcrossCalendars(
         calendarId: view.config.id,
         snapshotId: snapshots[i].id,
         dataAsOf: timestampFromMs(dataAsOf(view, snapshots[i])),
-        stale: view.stale && view.snapshot === snapshots[i],
+        stale: servedStale(view, snapshots[i]),
       }),
     ),
     ...partialFields(found.page),

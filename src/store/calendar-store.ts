@@ -63,6 +63,11 @@ export function dataAsOf(view: CalendarView, snapshot: Snapshot): number {
   return view.snapshot === snapshot ? (view.status.lastSuccessAt ?? snapshot.dataAsOf) : snapshot.dataAsOf;
 }
 
+/** Whether a snapshot is served stale: only the current one can be (a replaced one a cursor pages is what it was). */
+export function servedStale(view: CalendarView, snapshot: Snapshot): boolean {
+  return view.stale && view.snapshot === snapshot;
+}
+
 export type ReloadOutcome =
   | { readonly outcome: "loaded"; readonly snapshot: Snapshot }
   | { readonly outcome: "unchanged" }
