@@ -41,6 +41,9 @@ export interface LexedFeed {
  */
 const CONTENT_LINE = /^[A-Za-z0-9-]+(?:;[A-Za-z0-9-]+=(?:"[^"]*"|[^";:,]*)(?:,(?:"[^"]*"|[^";:,]*))*)*:/;
 
+/** BEGIN or END of a component, and its name. */
+const BOUNDARY = /^(BEGIN|END):([A-Za-z0-9-]+)\s*$/i;
+
 /** Components that only ever stand directly in a VCALENDAR (RFC 5545 §3.6): one never opens inside another. */
 const TOP_LEVEL = new Set(["VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY"]);
 
@@ -75,8 +78,11 @@ export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
       );
       continue;
     }
-    const begin = /^BEGIN:([A-Za-z0-9-]+)\s*$/i.exec(row)?.[1].toUpperCase();
-    const end = /^END:([A-Za-z0-9-]+)\s*$/i.exec(row)?.[1].toUpperCase();
+    // Only a line starting with B or E can open or close a component.
+    const initial = row.charCodeAt(0) | 0x20;
+    const boundary = initial === 0x62 || initial === 0x65 ? BOUNDARY.exec(row) : null;
+    const begin = boundary !== null && boundary[1].length === 5 ? boundary[2].toUpperCase() : undefined;
+    const end = boundary !== null && boundary[1].length === 3 ? boundary[2].toUpperCase() : undefined;
     if (begin === "VCALENDAR" && open === undefined) {
       if (phase === "after") {
         diagnostics.push(diagnostic("OUTSIDE_CALENDAR", "a second VCALENDAR follows the first; its components were read too", { line }));

@@ -30,9 +30,17 @@ const DURATION = /^[+-]?P(?:\d+W|(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+S)?)?)$/;
 const MENDED_PROPERTIES = new Set([...TIME_PROPERTIES, "DURATION", "RRULE", "EXRULE"]);
 const NAME = /^[A-Za-z0-9-]+/;
 const NONE: readonly string[] = [];
+/**
+ * A start, end or recurrence id as nearly every producer writes it: one
+ * date-time, UTC or with a plain TZID, or one date with VALUE=DATE. Such a
+ * line has nothing to mend once its day is checked (a DTEND on 30 February is
+ * dropped below), so it skips the general path.
+ */
+const PLAIN_TIME = /^(?:DTSTART|DTEND|RECURRENCE-ID)(?:(?:;TZID=[^;:"]*)?:\d{8}T\d{6}Z?|;VALUE=DATE:\d{8})$/;
 
 /** Mends one content line of a VEVENT (not of its VALARMs). */
 export function mendEventLine(text: string): MendedLine {
+  if (PLAIN_TIME.test(text) && validDay(text.slice(text.lastIndexOf(":") + 1))) return { text, readings: NONE, dropped: NONE };
   // Most lines (SUMMARY, DESCRIPTION, UID, ...) have nothing to mend: they are not even split.
   const lineName = NAME.exec(text)?.[0];
   if (lineName === undefined || !MENDED_PROPERTIES.has(lineName.toUpperCase())) return { text, readings: NONE, dropped: NONE };

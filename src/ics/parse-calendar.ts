@@ -124,6 +124,11 @@ export function* parseCalendarSteps(text: string, maxComponents = Infinity): Ste
   const declaredZone = reader.declaredZone(lexed.calendarLines.flatMap(({ text: line }) => calendarProperty(line)));
   const pacer = new Pacer();
   const vevents: { component: JCalComponent; line: number }[] = [];
+  const typed = (jcal: JCalComponent, component: MendedComponent) => {
+    if (component.name === "VTIMEZONE") reader.readTimezone(jcal, component.line);
+    else vevents.push({ component: jcal, line: component.line });
+  };
+  let batch: MendedComponent[] = [];
   let veventCount = 0;
   for (const component of lexed.components) {
     if (pacer.due()) {
@@ -138,11 +143,13 @@ export function* parseCalendarSteps(text: string, maxComponents = Infinity): Ste
       }
       continue;
     }
-    const jcal = readComponent(component, diagnostics);
-    if (jcal === undefined) continue;
-    if (component.name === "VTIMEZONE") reader.readTimezone(jcal, component.line);
-    else vevents.push({ component: jcal, line: component.line });
+    batch.push(mendComponent(component, diagnostics));
+    if (batch.length === TYPED_TOGETHER) {
+      typeComponents(batch, diagnostics, typed);
+      batch = [];
+    }
   }
+  typeComponents(batch, diagnostics, typed);
   const events: EventComponent[] = [];
   for (const { component, line } of vevents) {
     if (pacer.due()) {
@@ -160,22 +167,31 @@ export function isICalendar(text: string): boolean {
   return /^\uFEFF?BEGIN:VCALENDAR\r?$/im.test(text);
 }
 
+/** A lexed component with its VEVENT lines mended, ready for ical.js to type. */
+interface MendedComponent {
+  readonly name: string;
+  readonly line: number;
+  readonly place: DiagnosticPlace;
+  readonly lines: readonly ContentLine[];
+}
+
 /**
- * One lexed component to jCal: its VEVENT lines mended, unreadable rules
- * renamed so they cost only themselves, then typed by ical.js. A line ical.js
- * still refuses is found and left out alone; the component is left out only
- * when it cannot be typed even then.
+ * One lexed component's lines, its VEVENT lines mended and unreadable rules
+ * renamed so they cost only themselves (the lines of its VALARMs are kept as
+ * written).
  */
-function readComponent(component: LexedComponent, diagnostics: Diagnostic[]): JCalComponent | undefined {
-  const uid = uidOf(component.lines);
-  const place = { uid, line: component.line };
+function mendComponent(component: LexedComponent, diagnostics: Diagnostic[]): MendedComponent {
+  const place = { uid: uidOf(component.lines), line: component.line };
+  if (component.name !== "VEVENT") return { name: component.name, line: component.line, place, lines: component.lines };
   const lines: ContentLine[] = [];
   let depth = 0;
-  for (const { text, line } of component.lines) {
-    if (/^BEGIN:/i.test(text)) depth++;
-    else if (/^END:/i.test(text)) depth--;
-    if (component.name !== "VEVENT" || depth !== 0) {
-      lines.push({ text, line });
+  for (const content of component.lines) {
+    const { text, line } = content;
+    const boundary = BOUNDARY.exec(text)?.[1].toUpperCase();
+    if (boundary !== undefined || depth > 0) {
+      if (boundary === "BEGIN") depth++;
+      else if (boundary === "END") depth--;
+      lines.push(content);
       continue;
     }
     const mended = mendEventLine(text);
@@ -183,32 +199,71 @@ function readComponent(component: LexedComponent, diagnostics: Diagnostic[]): JC
     for (const value of mended.dropped) {
       diagnostics.push(diagnostic("UNREADABLE_VALUE", `${value} (line ${line}) could not be read; only that value was left out`, place));
     }
-    if (mended.text !== undefined) lines.push({ text: renameUnreadableRule(mended.text), line });
+    if (mended.text === undefined) continue;
+    const renamed = renameUnreadableRule(mended.text);
+    lines.push(renamed === text ? content : { text: renamed, line });
   }
-  const whole = lexComponent(
-    component.name,
-    lines.map(({ text }) => text),
-  );
+  return { name: component.name, line: component.line, place, lines };
+}
+
+/** A line that opens or closes a component. */
+const BOUNDARY = /^(BEGIN|END):/i;
+
+/**
+ * Components typed by one call of ical.js: typing each alone would wrap its
+ * few lines in four more. When ical.js refuses the batch, each is typed alone,
+ * so what one holds never costs another.
+ */
+const TYPED_TOGETHER = 64;
+
+/** Types mended components with ical.js, handing each one's jCal to `typed`; those it cannot type are reported. */
+function typeComponents(
+  batch: readonly MendedComponent[],
+  diagnostics: Diagnostic[],
+  typed: (jcal: JCalComponent, component: MendedComponent) => void,
+): void {
+  if (batch.length === 0) return;
+  const together = batch.length === 1 ? undefined : lexComponents(batch);
+  if (together !== undefined && together.length === batch.length) {
+    for (const [i, component] of batch.entries()) typed(together[i], component);
+    return;
+  }
+  for (const component of batch) {
+    const jcal = typeComponent(component, diagnostics);
+    if (jcal !== undefined) typed(jcal, component);
+  }
+}
+
+/**
+ * One component to jCal. A line ical.js refuses is found and left out alone;
+ * the component is left out only when it cannot be typed even then.
+ */
+function typeComponent(component: MendedComponent, diagnostics: Diagnostic[]): JCalComponent | undefined {
+  const { name, place, lines } = component;
+  const whole = lexComponents([component])?.[0];
   if (whole !== undefined) return whole;
   const kept = lines.filter(({ text, line }) => {
-    if (/^(BEGIN|END):/i.test(text) || lexComponent(component.name, [text]) !== undefined) return true;
+    if (BOUNDARY.test(text) || lexComponents([{ name, lines: [{ text, line }] }]) !== undefined) return true;
     diagnostics.push(diagnostic("UNREADABLE_LINE", `line ${line} could not be read; only that line was left out`, place));
     return false;
   });
-  const retried = lexComponent(
-    component.name,
-    kept.map(({ text }) => text),
-  );
+  const retried = lexComponents([{ name, lines: kept }])?.[0];
   if (retried !== undefined) return retried;
-  diagnostics.push(diagnostic("UNREADABLE_COMPONENT", `the ${component.name} could not be read; it was left out`, place));
+  diagnostics.push(diagnostic("UNREADABLE_COMPONENT", `the ${name} could not be read; it was left out`, place));
   return undefined;
 }
 
-/** ical.js's jCal for one component of the given lines, or undefined when it refuses them. */
-function lexComponent(name: string, lines: readonly string[]): JCalComponent | undefined {
+/** ical.js's jCal for components of the given lines, in order, or undefined when it refuses any. */
+function lexComponents(components: readonly Pick<MendedComponent, "name" | "lines">[]): JCalComponent[] | undefined {
+  const text: string[] = ["BEGIN:VCALENDAR"];
+  for (const { name, lines } of components) {
+    text.push(`BEGIN:${name}`);
+    for (const { text: line } of lines) text.push(line);
+    text.push(`END:${name}`);
+  }
+  text.push("END:VCALENDAR", "");
   try {
-    const text = ["BEGIN:VCALENDAR", `BEGIN:${name}`, ...lines, `END:${name}`, "END:VCALENDAR", ""].join("\r\n");
-    return (ICAL.parse(text) as unknown as JCalComponent)[2][0];
+    return (ICAL.parse(text.join("\r\n")) as unknown as JCalComponent)[2];
   } catch {
     return undefined;
   }
@@ -404,7 +459,9 @@ class CalendarReader {
         transparent: textValue(component, "transp").toUpperCase() === "TRANSPARENT",
         lastModified: lastModified === undefined ? undefined : this.instantValue(lastModified),
         sequence: Number.isInteger(sequence) ? (sequence as number) : 0,
-        ...written,
+        start: written.start,
+        end: written.end,
+        duration: written.duration,
         rrules: recurValues(properties, "rrule"),
         exrules: recurValues(properties, "exrule"),
         rdates: properties.filter((property) => property[0] === "rdate").flatMap((property) => this.rdateValues(property)),
@@ -536,29 +593,55 @@ function derivedUid(properties: JCalProperty[]): string {
   return `calq-derived-${digest.slice(0, 22)}`;
 }
 
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(Z?)$/;
-
-function parseDate(value: unknown, name: string): number {
-  const match = typeof value === "string" ? DATE_PATTERN.exec(value) : null;
-  if (match === null || !isValidDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
-    throw new UnreadableValue(`${name.toUpperCase()} is not a valid date`);
+/** The number of the `count` ASCII digits of `text` from `at`, or -1 when one is not a digit. */
+function digits(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
   }
-  return civil(Number(match[1]), Number(match[2]), Number(match[3]));
+  return value;
 }
 
+/** A jCal date, "2026-06-17", as its local midnight; NaN when it is not one or no such day exists. */
+function readDate(text: string): number {
+  if (text.length < 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return Number.NaN;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 2);
+  const day = digits(text, 8, 2);
+  return year < 0 || month < 0 || day < 0 || !isValidDate(year, month, day) ? Number.NaN : civil(year, month, day);
+}
+
+function parseDate(value: unknown, name: string): number {
+  const local = typeof value === "string" && value.length === 10 ? readDate(value) : Number.NaN;
+  if (Number.isNaN(local)) throw new UnreadableValue(`${name.toUpperCase()} is not a valid date`);
+  return local;
+}
+
+/** A jCal date-time, "2026-06-17T15:00:00" with an optional "Z"; second 60 (a leap second) is read as the next second, as RFC 5545 allows. */
 function parseDateTime(value: unknown, name: string): { local: number; utc: boolean } {
-  const match = typeof value === "string" ? DATE_TIME_PATTERN.exec(value) : null;
-  if (match === null) throw new UnreadableValue(`${name.toUpperCase()} is not a valid date-time`);
-  const [, year, month, day, hour, minute, second, z] = match;
-  // Second 60 (a leap second) is read as the next second, as RFC 5545 allows.
-  if (!isValidDate(Number(year), Number(month), Number(day)) || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 60) {
-    throw new UnreadableValue(`${name.toUpperCase()} is not a valid date-time`);
+  if (typeof value === "string" && (value.length === 19 || (value.length === 20 && value.charCodeAt(19) === 90))) {
+    const day = readDate(value);
+    const hour = digits(value, 11, 2);
+    const minute = digits(value, 14, 2);
+    const second = digits(value, 17, 2);
+    if (
+      !Number.isNaN(day) &&
+      value.charCodeAt(10) === 84 &&
+      value.charCodeAt(13) === 58 &&
+      value.charCodeAt(16) === 58 &&
+      hour >= 0 &&
+      hour <= 23 &&
+      minute >= 0 &&
+      minute <= 59 &&
+      second >= 0 &&
+      second <= 60
+    ) {
+      return { local: day + ((hour * 60 + minute) * 60 + second) * 1000, utc: value.length === 20 };
+    }
   }
-  return {
-    local: civil(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second)),
-    utc: z === "Z",
-  };
+  throw new UnreadableValue(`${name.toUpperCase()} is not a valid date-time`);
 }
 
 /** About 11,000 years: longer than any instant calq can serve (years 0001 to 9999). */

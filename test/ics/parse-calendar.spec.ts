@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NotICalendarError, parseCalendar, parseDuration } from "../../src/ics/parse-calendar.js";
 import { localToInstant } from "../../src/time/zone-rules.js";
@@ -104,6 +105,39 @@ describe("zones of DATE-TIME values", () => {
   });
 });
 
+describe("date-time values", () => {
+  it("reads every DTSTART digit by digit as the calendar does: a real day and time, second 60 as the next second", () => {
+    const pad = (value: number, width: number) => String(value).padStart(width, "0");
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 24 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 61 }),
+        fc.boolean(),
+        (year, month, day, hour, minute, second, utc) => {
+          const value = `${pad(year, 4)}${pad(month, 2)}${pad(day, 2)}T${pad(hour, 2)}${pad(minute, 2)}${pad(second, 2)}${utc ? "Z" : ""}`;
+          const events = parseCalendar(ics(...vevent("UID:t", `DTSTART:${value}`))).events;
+          const date = new Date(0);
+          date.setUTCFullYear(year, month - 1, day);
+          const real = month >= 1 && month <= 12 && date.getUTCDate() === day && hour <= 23 && minute <= 59 && second <= 60;
+          date.setUTCHours(hour, minute, second);
+          if (!real) return events.length === 0;
+          return (
+            events.length === 1 &&
+            events[0].start.kind === "date-time" &&
+            events[0].start.local === date.getTime() &&
+            (events[0].start.zone !== undefined) === utc
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe("components that cannot be read", () => {
   it("leaves out only an unreadable line, keeping its component and naming it by UID and BEGIN line", () => {
     const text = ics(
@@ -119,6 +153,19 @@ describe("components that cannot be read", () => {
     ]);
     expect(parsed.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.severity, diagnostic.uid, diagnostic.line])).toEqual([
       ["UNREADABLE_LINE", "warning", "broken", 9],
+    ]);
+  });
+
+  it("types components in batches, yet a line ical.js refuses costs only itself in a feed of many", () => {
+    // ical.js types 64 components per call; a refused batch is typed one component at a time.
+    const events = Array.from({ length: 150 }, (_, i) =>
+      vevent(`UID:e${i}`, `DTSTART:20261002T${String(i % 24).padStart(2, "0")}0000Z`, ...(i === 100 ? ["X-A;VALUE=RECUR:FREQ=NOPE"] : [])),
+    );
+    const parsed = parseCalendar(ics(...events.flat()));
+    expect(parsed.events.map((event) => event.uid)).toEqual(events.map((_, i) => `e${i}`));
+    expect(parsed.events[100].start).toEqual({ kind: "date-time", local: Date.UTC(2026, 9, 2, 4), zone: expect.anything() });
+    expect(parsed.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.uid, diagnostic.line])).toEqual([
+      ["UNREADABLE_LINE", "e100", 4 + 100 * 5],
     ]);
   });
 
