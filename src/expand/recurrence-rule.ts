@@ -111,6 +111,8 @@ export class RecurrenceRule {
   /** True when COUNT is above MAX_COUNTED and the rule was cut at that many dates. */
   readonly countCut: boolean;
   private readonly options: Partial<Options>;
+  /** The rule's plain shape, found on first use; false when it has none. */
+  private plain?: PlainShape | false;
 
   /**
    * @param value the jCal recur value
@@ -153,9 +155,10 @@ export class RecurrenceRule {
       byyearday: numbers(value.byyearday),
       byweekno: numbers(value.byweekno),
       byweekday: weekdays(value.byday),
-      byhour: numbers(value.byhour),
-      byminute: numbers(value.byminute),
-      bysecond: numbers(value.bysecond),
+      // rrule gives a day's times in the order the lists are written: sorted, they come out ascending.
+      byhour: ascending(numbers(value.byhour)),
+      byminute: ascending(numbers(value.byminute)),
+      bysecond: ascending(numbers(value.bysecond)),
     };
     // Write out every default rrule would take from DTSTART, so that starting
     // the iteration elsewhere (fast-forward) generates the same dates.
@@ -270,8 +273,15 @@ export class RecurrenceRule {
     const until = Math.min(this.lastLocal ?? Infinity, toLocal - 1);
     if (until < fromLocal) return;
     const anchor = this.fastForward(fromLocal);
-    const rule = new RRule({ ...this.options, dtstart: new Date(anchor), until: new Date(until) }, true);
     const lowest = Math.max(fromLocal, this.startLocal);
+    this.plain ??= plainShape(this.options);
+    if (this.plain !== false) {
+      // The anchor is DTSTART itself when the range starts before it: the walk starts at midnight of its period.
+      const periodStart = this.plain.periodMs === DAY_MS ? floorTo(anchor, DAY_MS) : this.weekStart(anchor);
+      eachPlain(this.plain, periodStart, lowest, until, visit);
+      return;
+    }
+    const rule = new RRule({ ...this.options, dtstart: new Date(anchor), until: new Date(until) }, true);
     rule.between(new Date(lowest), new Date(toLocal), true, (date) => {
       const local = date.getTime();
       if (local >= toLocal) return false;
@@ -322,6 +332,77 @@ export class RecurrenceRule {
   }
 }
 
+/**
+ * A DAILY or WEEKLY rule with nothing but weekdays and times of day, the
+ * shape most recurring events have (Google writes FREQ=WEEKLY;BYDAY=MO,WE):
+ * its dates are a few days of each period at a few times, so they are
+ * counted out here rather than by rrule, which builds a year of day masks to
+ * find them. A test holds the two to the same dates.
+ */
+interface PlainShape {
+  /** DAY_MS for DAILY, a week for WEEKLY; periods start at midnight (WEEKLY: of WKST). */
+  readonly periodMs: number;
+  readonly interval: number;
+  /** Days into a period that hold dates, ascending (DAILY: [0]). */
+  readonly days: readonly number[];
+  /** DAILY with BYDAY: the weekdays kept (Monday 0); undefined keeps every day. */
+  readonly weekdays?: ReadonlySet<number>;
+  /** Times of day, ascending, in ms. */
+  readonly times: readonly number[];
+}
+
+function plainShape(options: Partial<Options>): PlainShape | false {
+  const { freq, byweekday, byhour, byminute, bysecond } = options;
+  if (freq !== RRule.WEEKLY && freq !== RRule.DAILY) return false;
+  if ([options.bysetpos, options.bymonth, options.bymonthday, options.byyearday, options.byweekno].some((part) => part != null)) {
+    return false;
+  }
+  if (!Array.isArray(byhour) || !Array.isArray(byminute) || !Array.isArray(bysecond)) return false;
+  let weekdays: number[] | undefined;
+  if (byweekday != null) {
+    if (!Array.isArray(byweekday)) return false;
+    weekdays = [];
+    for (const day of byweekday) {
+      if (typeof day === "number") weekdays.push(day);
+      else if (typeof day === "object" && day.n == null) weekdays.push(day.weekday);
+      else return false;
+    }
+  }
+  // The constructor sorts the time lists, so their combinations come out ascending.
+  const times: number[] = [];
+  for (const hour of byhour)
+    for (const minute of byminute) for (const second of bysecond) times.push(((hour * 60 + minute) * 60 + second) * 1000);
+  const sorted = (list: Iterable<number>) => [...new Set(list)].sort((a, b) => a - b);
+  if (freq === RRule.DAILY) {
+    return { periodMs: DAY_MS, interval: options.interval ?? 1, days: [0], weekdays: weekdays && new Set(weekdays), times: sorted(times) };
+  }
+  if (weekdays === undefined) return false;
+  const wkst = Number(options.wkst ?? 0);
+  return {
+    periodMs: 7 * DAY_MS,
+    interval: options.interval ?? 1,
+    days: sorted(weekdays.map((day) => (day - wkst + 7) % 7)),
+    times: sorted(times),
+  };
+}
+
+/** The dates of a plain rule in [lowest, until], from the period starting at `anchor` (a midnight), until `visit` returns false. */
+function eachPlain(shape: PlainShape, anchor: number, lowest: number, until: number, visit: (local: number) => boolean): void {
+  const step = shape.periodMs * shape.interval;
+  for (let period = anchor; period <= until; period += step) {
+    for (const day of shape.days) {
+      const midnight = period + day * DAY_MS;
+      // 1970-01-01 was a Thursday: Monday is 0.
+      if (shape.weekdays !== undefined && !shape.weekdays.has((((Math.floor(midnight / DAY_MS) + 3) % 7) + 7) % 7)) continue;
+      for (const time of shape.times) {
+        const local = midnight + time;
+        if (local > until) return;
+        if (local >= lowest && !visit(local)) return;
+      }
+    }
+  }
+}
+
 /** The number of whole INTERVAL-multiples of periods in `periods`, times INTERVAL. */
 function wholePeriods(periods: number, interval: number): number {
   return Math.max(0, Math.floor(periods / interval) * interval);
@@ -347,6 +428,10 @@ function numbers(value: unknown): number[] | null {
   const list = (Array.isArray(value) ? value : [value]).map(Number);
   if (list.some((item) => !Number.isInteger(item))) throw new RuleRefused("UNREADABLE_RRULE", "RRULE has a non-integer BY value");
   return list;
+}
+
+function ascending(list: number[] | null): number[] | null {
+  return list === null ? null : [...new Set(list)].sort((a, b) => a - b);
 }
 
 function weekdays(value: unknown): Options["byweekday"] {
