@@ -82,3 +82,12 @@ describe("daily and weekly rules of weekdays and times, counted out without rrul
     expect(seen).toEqual(["2026-01-05T09:00:00", "2026-01-07T09:00:00", "2026-01-09T09:00:00", "2026-01-12T09:00:00"]);
   });
 });
+
+describe("times of day written out of order", () => {
+  it("come out ascending, whatever the rule (rrule alone keeps the written order)", () => {
+    const rule = new RecurrenceRule({ freq: "MONTHLY", bymonthday: [1], byhour: [10, 8] }, Date.UTC(2026, 0, 1, 8), UTC_ZONE, false);
+    const seen: string[] = [];
+    rule.each(Date.UTC(2026, 0, 1), Date.UTC(2026, 2, 1), (local) => seen.push(wall(local)) > 0);
+    expect(seen).toEqual(["2026-01-01T08:00:00", "2026-01-01T10:00:00", "2026-02-01T08:00:00", "2026-02-01T10:00:00"]);
+  });
+});
