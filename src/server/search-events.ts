@@ -253,6 +253,15 @@ async function search(
   const page = await runYielding(steps);
   const snapshotId = snapshots.map((snapshot) => snapshot.id).join(" ");
   const calendarIds = views.map((view) => view.config.id);
+  if (page.partial !== undefined && page.occurrences.length === 0) {
+    // Its cursor would be the request's own: a caller following it would ask the same forever.
+    log({ level: "info", msg: "search stopped before placing every series", calendar_ids: calendarIds, reason: page.partial });
+    const within = page.partial === "deadline" ? "the call's deadline" : "the work allowed to one call";
+    throw new CalqError(
+      "WORK_BUDGET_EXHAUSTED",
+      `the ${calendarIds.length > 1 ? "calendars'" : "calendar's"} recurring series could not all be looked at within ${within}, so not even a first match was found; retry once${page.partial === "deadline" ? " with a longer deadline" : ""}${calendarIds.length > 1 ? ", then search fewer calendars at a time" : ""}`,
+    );
+  }
   if (page.partial !== undefined) {
     log({
       level: "info",

@@ -161,6 +161,7 @@ describe("tools generated from the proto descriptors", () => {
     expect(errorCodesIn(search.description)).toEqual([
       ...SEARCH_REASON_CODES.filter((code) => !guarded.has(code)),
       "invalid_text_query",
+      "work_budget_exhausted",
       "unauthenticated",
       "internal",
       ...everyGatewayCode(),

@@ -225,9 +225,8 @@ export enum Reason {
   EVENT_NOT_FOUND = 24,
 
   /**
-   * The calendar holds so many recurring series that the work allowed to
-   * one call ran out before the answer; retry once, then search for the
-   * event in a narrow window instead.
+   * Too many recurring series for one call; retry once, then narrow the
+   * question.
    *
    * @generated from enum value: REASON_WORK_BUDGET_EXHAUSTED = 25;
    */
