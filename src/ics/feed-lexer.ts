@@ -43,6 +43,8 @@ const CONTENT_LINE = /^[A-Za-z0-9-]+(?:;[A-Za-z0-9-]+=(?:"[^"]*"|[^";:,]*)(?:,(?
 
 /** BEGIN or END of a component, and its name. */
 const BOUNDARY = /^(BEGIN|END):([A-Za-z0-9-]+)\s*$/i;
+/** What ical.js takes for BEGIN or END, whatever follows the colon. */
+const LOOSE_BOUNDARY = /^(BEGIN|END):/i;
 
 /** Components that only ever stand directly in a VCALENDAR (RFC 5545 §3.6): one never opens inside another. */
 const TOP_LEVEL = new Set(["VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY"]);
@@ -61,7 +63,12 @@ export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
 
   for (const content of logicalLines(text)) {
     const { text: row, line } = content;
-    if (!CONTENT_LINE.test(row)) {
+    // Only a line starting with B or E can open or close a component.
+    const initial = row.charCodeAt(0) | 0x20;
+    const boundary = initial === 0x62 || initial === 0x65 ? BOUNDARY.exec(row) : null;
+    // "End: 5pm" (a description's line that lost its fold): ical.js would close a component at it.
+    const strayBoundary = boundary === null && (initial === 0x62 || initial === 0x65) && LOOSE_BOUNDARY.test(row);
+    if (strayBoundary || !CONTENT_LINE.test(row)) {
       if (open === undefined && phase !== "inside") {
         if (phase === "after" && !textAfterReported) {
           textAfterReported = true;
@@ -72,15 +79,14 @@ export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
       diagnostics.push(
         diagnostic(
           "UNREADABLE_LINE",
-          `line ${line} could not be read (no name and colon, or an unbalanced quote); only that line was left out`,
+          strayBoundary
+            ? `line ${line} reads as ${row.slice(0, row.indexOf(":")).toUpperCase()} but names no component (a line of text that lost its fold?); only that line was left out`
+            : `line ${line} could not be read (no name and colon, or an unbalanced quote); only that line was left out`,
           open === undefined ? { line } : { uid: uidOf(open.lines), line: open.line },
         ),
       );
       continue;
     }
-    // Only a line starting with B or E can open or close a component.
-    const initial = row.charCodeAt(0) | 0x20;
-    const boundary = initial === 0x62 || initial === 0x65 ? BOUNDARY.exec(row) : null;
     const begin = boundary !== null && boundary[1].length === 5 ? boundary[2].toUpperCase() : undefined;
     const end = boundary !== null && boundary[1].length === 3 ? boundary[2].toUpperCase() : undefined;
     if (begin === "VCALENDAR" && open === undefined) {

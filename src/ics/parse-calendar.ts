@@ -172,7 +172,15 @@ interface MendedComponent {
   readonly line: number;
   readonly place: DiagnosticPlace;
   readonly lines: readonly ContentLine[];
+  /**
+   * It holds a VCARD: ical.js types every later line of the same call by
+   * vCard's rules, so it is typed in a call of its own.
+   */
+  readonly alone: boolean;
 }
+
+/** Whether a component's lines hold a VCARD (the lexer left only real BEGIN and END lines). */
+const holdsVcard = (lines: readonly ContentLine[]) => lines.some(({ text }) => /^BEGIN:VCARD\s*$/i.test(text));
 
 /**
  * One lexed component's lines, its VEVENT lines mended and unreadable rules
@@ -181,7 +189,9 @@ interface MendedComponent {
  */
 function mendComponent(component: LexedComponent, diagnostics: Diagnostic[]): MendedComponent {
   const place = { uid: uidOf(component.lines), line: component.line };
-  if (component.name !== "VEVENT") return { name: component.name, line: component.line, place, lines: component.lines };
+  if (component.name !== "VEVENT") {
+    return { name: component.name, line: component.line, place, lines: component.lines, alone: holdsVcard(component.lines) };
+  }
   const lines: ContentLine[] = [];
   let depth = 0;
   for (const content of component.lines) {
@@ -202,7 +212,7 @@ function mendComponent(component: LexedComponent, diagnostics: Diagnostic[]): Me
     const renamed = renameUnreadableRule(mended.text);
     lines.push(renamed === text ? content : { text: renamed, line });
   }
-  return { name: component.name, line: component.line, place, lines };
+  return { name: component.name, line: component.line, place, lines, alone: holdsVcard(lines) };
 }
 
 /** A line that opens or closes a component. */
@@ -222,8 +232,16 @@ function typeComponents(
   typed: (jcal: JCalComponent, component: MendedComponent) => void,
 ): void {
   if (batch.length === 0) return;
+  const alone = batch.length === 1 ? -1 : batch.findIndex((component) => component.alone);
+  if (alone >= 0) {
+    // In feed order: those before it together, it alone, then the rest.
+    typeComponents(batch.slice(0, alone), diagnostics, typed);
+    typeComponents([batch[alone]], diagnostics, typed);
+    typeComponents(batch.slice(alone + 1), diagnostics, typed);
+    return;
+  }
   const together = batch.length === 1 ? undefined : lexComponents(batch);
-  if (together !== undefined && together.length === batch.length) {
+  if (together !== undefined) {
     for (const [i, component] of batch.entries()) typed(together[i], component);
     return;
   }
@@ -252,7 +270,11 @@ function typeComponent(component: MendedComponent, diagnostics: Diagnostic[]): J
   return undefined;
 }
 
-/** ical.js's jCal for components of the given lines, in order, or undefined when it refuses any. */
+/**
+ * ical.js's jCal for components of the given lines, in order; undefined when
+ * it refuses any, or when what it read is not one VCALENDAR holding exactly
+ * those components.
+ */
 function lexComponents(components: readonly Pick<MendedComponent, "name" | "lines">[]): JCalComponent[] | undefined {
   const text: string[] = ["BEGIN:VCALENDAR"];
   for (const { name, lines } of components) {
@@ -261,11 +283,17 @@ function lexComponents(components: readonly Pick<MendedComponent, "name" | "line
     text.push(`END:${name}`);
   }
   text.push("END:VCALENDAR", "");
+  let read: unknown;
   try {
-    return (ICAL.parse(text.join("\r\n")) as unknown as JCalComponent)[2];
+    read = ICAL.parse(text.join("\r\n"));
   } catch {
     return undefined;
   }
+  const calendar = read as JCalComponent;
+  if (!Array.isArray(calendar) || calendar[0] !== "vcalendar" || !Array.isArray(calendar[2])) return undefined;
+  const parts = calendar[2];
+  if (parts.length !== components.length || parts.some((part, i) => part[0] !== components[i].name.toLowerCase())) return undefined;
+  return parts;
 }
 
 /** The calendar's own property of one line, when calq reads it (X-WR-TIMEZONE) and ical.js can. */

@@ -169,6 +169,67 @@ describe("components that cannot be read", () => {
     ]);
   });
 
+  it("leaves out a line that reads as END but names no component, which ical.js would close the event at", () => {
+    const parsed = parseCalendar(
+      ics(
+        ...vevent("UID:e0", "DTSTART:20261002T090000Z", "SUMMARY:Review", "End: 5pm", "LOCATION:Room 4"),
+        ...vevent("UID:e1", "DTSTART:20261002T100000Z"),
+        ...vevent("UID:e2", "DTSTART:20261002T110000Z"),
+      ),
+    );
+    expect(parsed.events.map((event) => [event.uid, event.location])).toEqual([
+      ["e0", "Room 4"],
+      ["e1", ""],
+      ["e2", ""],
+    ]);
+    expect(parsed.diagnostics).toEqual([
+      expect.objectContaining({
+        code: "UNREADABLE_LINE",
+        uid: "e0",
+        message: expect.stringContaining("reads as END but names no component"),
+      }),
+    ]);
+  });
+
+  it("reads a feed whose VTIMEZONE holds such a line", () => {
+    const zone = (tzid: string, ...extra: string[]) => [
+      "BEGIN:VTIMEZONE",
+      `TZID:${tzid}`,
+      ...extra,
+      "BEGIN:STANDARD",
+      "DTSTART:19700101T000000",
+      "TZOFFSETFROM:+0300",
+      "TZOFFSETTO:+0300",
+      "END:STANDARD",
+      "END:VTIMEZONE",
+    ];
+    const parsed = parseCalendar(
+      ics(
+        ...zone("Plus Three", "End: of list"),
+        ...zone("Plus Three B"),
+        ...zone("Plus Three C"),
+        ...vevent("UID:z", "DTSTART;TZID=Plus Three:20261002T090000"),
+      ),
+    );
+    expect(parsed.events.map((event) => event.uid)).toEqual(["z"]);
+    expect(parsed.events[0].start).toMatchObject({ kind: "date-time", local: Date.UTC(2026, 9, 2, 9) });
+    expect(parsed.events[0].start.kind === "date-time" && parsed.events[0].start.zone?.offsetAt(Date.UTC(2026, 9, 2))).toBe(3 * 3_600_000);
+  });
+
+  it("types an event holding a VCARD in a call of its own: ical.js reads every later line of a call by vCard's rules", () => {
+    const events = Array.from({ length: 70 }, (_, i) =>
+      vevent(
+        `UID:v${i}`,
+        `DTSTART:20261002T${String(i % 24).padStart(2, "0")}0000Z`,
+        ...(i === 0 ? ["BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT15M", "BEGIN:VCARD", "FN:Ann", "END:VCARD", "END:VALARM"] : []),
+      ),
+    );
+    const parsed = parseCalendar(ics(...events.flat()));
+    expect(parsed.events.map((event) => event.uid)).toEqual(events.map((_, i) => `v${i}`));
+    expect(parsed.events[1].start).toEqual({ kind: "date-time", local: Date.UTC(2026, 9, 2, 1), zone: expect.anything() });
+    expect(parsed.diagnostics).toEqual([]);
+  });
+
   it("keeps every later line number true when a stray component precedes them", () => {
     const text = ics(
       "BEGIN:VTODO",
