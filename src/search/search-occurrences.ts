@@ -165,7 +165,9 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
 
   const heap = new EntryHeap();
   for (const [index, source] of sources.entries()) {
-    heap.push(new ListStream(index, source.prefix, indexCandidates(source, query, wanted)).entry());
+    // Its head at once (no budget is spent on a list), so an empty list leaves nothing in the heap.
+    const head = new ListStream(index, source.prefix, indexCandidates(source, query, wanted)).advance().entry;
+    if (head !== undefined) heap.push(head);
   }
   const found: Occurrence[] = [];
   const from: number[] = [];
@@ -212,7 +214,8 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
     if (partial !== undefined) break;
   }
 
-  while (partial === undefined && found.length < wanted) {
+  // An empty heap is the whole answer, however little budget is left.
+  while (partial === undefined && found.length < wanted && !heap.empty) {
     if (pacer.due()) yield* pause();
     partial = stopReason(limits, budget, clock);
     if (partial !== undefined) break;
@@ -313,9 +316,6 @@ class ListStream implements Stream {
     readonly prefix: string,
     private readonly items: readonly Occurrence[],
   ) {}
-  entry(): Entry {
-    return { start: Number.NEGATIVE_INFINITY, stream: this };
-  }
   advance(): Advance {
     const item = this.items[this.position++];
     return { entry: item === undefined ? undefined : entryOf(this, item), cut: "none" };
@@ -372,6 +372,10 @@ class TailStream implements Stream {
 /** A binary min-heap of entries by (start, id), ids compared as the order compares event_ids. */
 class EntryHeap {
   private readonly entries: Entry[] = [];
+
+  get empty(): boolean {
+    return this.entries.length === 0;
+  }
 
   push(entry: Entry): void {
     const entries = this.entries;

@@ -149,6 +149,26 @@ describe("a search that runs out of budget", () => {
     expect(page).toMatchObject({ occurrences: [], partial: "budget", more: true, next: BEFORE_ALL });
   });
 
+  it("answers nothing-matches as complete when placing the series used the budget up: an empty heap is the whole answer", () => {
+    let now = 0;
+    // 20 series that cannot reach the window, each costing a millisecond to rule out.
+    const nowhere: SearchableOccurrences = {
+      index: calendar.index,
+      tails: Array.from({ length: 20 }, () => ({
+        earliestStart: () => {
+          now += 1;
+          return Number.POSITIVE_INFINITY;
+        },
+        next: () => ({ cut: "none" as const, more: false }),
+      })),
+    };
+    // 2150 is past what the index holds: only the series could answer.
+    const page = searchPage(nowhere, { window, mode: "overlap", limit: 10 }, { budgetMs: 15, clock: () => now });
+    expect(now).toBeGreaterThan(15);
+    expect(page).toMatchObject({ occurrences: [], more: false, complete: true });
+    expect(page.partial).toBeUndefined();
+  });
+
   it("does not count time paused for other requests against the budget", () => {
     let now = 0;
     const clock = () => (now += 1);
