@@ -60,16 +60,26 @@ async function ingestNow(bytes: Buffer, now: number): Promise<number[]> {
 
 /** A checkout of ISSUE_10_FILED_AT sharing this one's node_modules (its dependencies are the same versions), and how to remove it. */
 export function checkoutThen(): { path: string; remove: () => void } {
-  const path = join(mkdtempSync(join(os.tmpdir(), "calq-then-")), "calq");
-  execFileSync("git", ["worktree", "add", "--detach", path, ISSUE_10_FILED_AT], { cwd: ROOT, stdio: "ignore" });
-  symlinkSync(join(ROOT, "node_modules"), join(path, "node_modules"), "dir");
-  return {
-    path,
-    remove: () => {
-      execFileSync("git", ["worktree", "remove", "--force", path], { cwd: ROOT, stdio: "ignore" });
-      rmSync(join(path, ".."), { recursive: true, force: true });
-    },
+  const scratch = mkdtempSync(join(os.tmpdir(), "calq-then-"));
+  const path = join(scratch, "calq");
+  let added = false;
+  const remove = () => {
+    try {
+      if (added) execFileSync("git", ["worktree", "remove", "--force", path], { cwd: ROOT, stdio: "ignore" });
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+      if (added) execFileSync("git", ["worktree", "prune"], { cwd: ROOT, stdio: "ignore" });
+    }
   };
+  try {
+    execFileSync("git", ["worktree", "add", "--detach", path, ISSUE_10_FILED_AT], { cwd: ROOT, stdio: "ignore" });
+    added = true;
+    symlinkSync(join(ROOT, "node_modules"), join(path, "node_modules"), "dir");
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return { path, remove };
 }
 
 if (import.meta.filename === resolve(process.argv[1] ?? "")) {

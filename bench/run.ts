@@ -133,8 +133,8 @@ let thenUnmeasured: string | undefined;
   } catch (error) {
     thenUnmeasured = `not measured: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
   } finally {
-    checkout?.remove();
     rmSync(scratch, { recursive: true, force: true });
+    checkout?.remove();
   }
 }
 
