@@ -3,6 +3,7 @@
  * parse, expand, index, all at once: this thread serves no one else) and
  * hands it back packed, its arrays transferred.
  */
+import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { FeedFailure } from "../feeds/feed-read.js";
 import { buildSnapshot } from "../store/snapshot.js";
@@ -10,11 +11,13 @@ import { feedText } from "./feed-text.js";
 import type { BuildAnswer, BuildTask } from "./ingest.js";
 import { packSnapshot } from "./packed-snapshot.js";
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 const port = parentPort;
 if (port === null) throw new Error("ingest-worker runs as a worker thread only");
 
 port.on("message", (task: BuildTask) => {
-  let answer: BuildAnswer;
+  let answer: DistributiveOmit<BuildAnswer, "heapBytes">;
   let transfer: ArrayBuffer[] = [];
   try {
     const { text, input } = feedText(task.bytes, task.request);
@@ -34,5 +37,5 @@ port.on("message", (task: BuildTask) => {
         stack: error instanceof Error ? (error.stack ?? "").split("\n").slice(1).join("\n") : "",
       };
   }
-  port.postMessage(answer, transfer);
+  port.postMessage({ ...answer, heapBytes: getHeapStatistics().total_heap_size } satisfies BuildAnswer, transfer);
 });

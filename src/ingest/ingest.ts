@@ -32,13 +32,14 @@ export interface BuildTask {
   readonly request: BuildRequest;
 }
 
-/** What an ingest worker answers. */
-export type BuildAnswer =
+/** What an ingest worker answers, and how large its heap was left (V8's total heap size, in bytes). */
+export type BuildAnswer = { readonly heapBytes: number } & (
   | { readonly kind: "built"; readonly packed: PackedSnapshot }
   | { readonly kind: "unpackable" }
   | { readonly kind: "refused"; readonly failure: FeedFailureClass; readonly detail: string }
   /** A throw other than FeedFailure: its name, and its stack without the message line (which may quote the feed). */
-  | { readonly kind: "failed"; readonly errorName: string; readonly stack: string };
+  | { readonly kind: "failed"; readonly errorName: string; readonly stack: string }
+);
 
 /**
  * How long one build may run in a worker before it is terminated: far above
@@ -47,11 +48,25 @@ export type BuildAnswer =
  */
 export const BUILD_DEADLINE_MS = 60_000;
 
+/**
+ * A worker whose heap a build left larger than this is retired rather than
+ * kept: V8 keeps a heap it has grown, so after one 100k-event feed (about
+ * 215 MiB) or a feed of 10,000 series (about 400 MiB) each worker would hold
+ * that much for good. A 10k-event feed leaves about 75 MiB and keeps its
+ * worker warm; the next big build starts a fresh worker (tens of ms, off
+ * the event loop).
+ */
+export const RETIRE_WORKER_HEAP_BYTES = 128 * 2 ** 20;
+
 let pool: WorkerPool<BuildAnswer> | undefined;
 
 /** The process's ingest pool, started on first use: one worker per core. */
 function ingestPool(): WorkerPool<BuildAnswer> {
-  pool ??= new WorkerPool<BuildAnswer>(siblingScript("ingest-worker", import.meta.url), Math.max(1, availableParallelism()));
+  pool ??= new WorkerPool<BuildAnswer>(
+    siblingScript("ingest-worker", import.meta.url),
+    Math.max(1, availableParallelism()),
+    (answer) => answer.heapBytes > RETIRE_WORKER_HEAP_BYTES,
+  );
   return pool;
 }
 

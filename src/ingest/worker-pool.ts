@@ -71,6 +71,8 @@ export class WorkerPool<Result> {
     private readonly script: URL,
     /** Workers at most (they start on demand). */
     readonly size: number,
+    /** Whether the worker that answered `result` is done with: it is terminated rather than kept idle. */
+    private readonly retire: (result: Result) => boolean = () => false,
   ) {}
 
   /** Runs `task` in a worker; `transfer` lists buffers moved rather than copied. */
@@ -141,7 +143,7 @@ export class WorkerPool<Result> {
     }, job.deadlineMs);
     const onMessage = (result: Result) => {
       if (settled) return;
-      finish(false);
+      finish(this.retire(result));
       job.resolve(result);
     };
     const onError = (error: Error) => {

@@ -45,6 +45,14 @@ describe("WorkerPool", () => {
     expect((await pool.run({ echo: "after" }, 5_000)).echo).toBe("after");
   });
 
+  it("retires the worker whose answer says it is done with, and keeps the others", async () => {
+    pool = new WorkerPool<Answer>(script, 1, (answer) => answer.echo === "retire");
+    const kept = await pool.run({ echo: "keep" }, 5_000);
+    expect((await pool.run({ echo: "retire" }, 5_000)).threadId).toBe(kept.threadId);
+    const fresh = await pool.run({ echo: "after" }, 5_000);
+    expect(fresh.threadId).not.toBe(kept.threadId);
+  });
+
   it("queues tasks beyond its size instead of starting more workers", async () => {
     pool = new WorkerPool<Answer>(script, 1);
     const answers = await Promise.all(["a", "b", "c"].map((echo) => pool.run({ echo, busyMs: 20 }, 5_000)));
