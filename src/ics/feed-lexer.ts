@@ -29,12 +29,6 @@ export interface LexedComponent {
   readonly lines: readonly ContentLine[];
 }
 
-export interface LexedFeed {
-  /** The VCALENDAR's own properties (of every VCALENDAR, in order). */
-  readonly calendarLines: readonly ContentLine[];
-  readonly components: readonly LexedComponent[];
-}
-
 /**
  * A content line RFC 5545 §3.1 can lex: a name, parameters whose values are
  * quoted or free of `";:,`, then a colon. The value may be anything.
@@ -49,17 +43,22 @@ const LOOSE_BOUNDARY = /^(BEGIN|END):/i;
 /** Components that only ever stand directly in a VCALENDAR (RFC 5545 §3.6): one never opens inside another. */
 const TOP_LEVEL = new Set(["VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY"]);
 
-/** Splits the text into components; what it cannot use is reported into `diagnostics`. */
-export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
+/**
+ * Splits the text into components, each given as soon as it ends (so a
+ * reader that is done with one lets it go); returns the VCALENDAR's own
+ * properties (of every VCALENDAR, in order). What it cannot use is reported
+ * into `diagnostics`.
+ */
+export function* lexFeed(text: string, diagnostics: Diagnostic[]): Generator<LexedComponent, readonly ContentLine[]> {
   const calendarLines: ContentLine[] = [];
-  const components: LexedComponent[] = [];
   let phase: "before" | "inside" | "after" = "before";
   let open: { name: string; line: number; lines: ContentLine[]; stack: string[] } | undefined;
   let textAfterReported = false;
-  const close = () => {
-    if (open !== undefined) components.push({ name: open.name, line: open.line, lines: open.lines });
+  function* close(): Generator<LexedComponent> {
+    const closing = open;
     open = undefined;
-  };
+    if (closing !== undefined) yield { name: closing.name, line: closing.line, lines: closing.lines };
+  }
 
   for (const content of logicalLines(text)) {
     const { text: row, line } = content;
@@ -104,7 +103,7 @@ export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
             line: open.line,
           }),
         );
-        close();
+        yield* close();
       }
       phase = "after";
       continue;
@@ -133,7 +132,7 @@ export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
           line: open.line,
         }),
       );
-      close();
+      yield* close();
       open = { name: begin, line, lines: [], stack: [begin] };
       continue;
     }
@@ -154,7 +153,7 @@ export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
         continue;
       }
       if (depth === 0) {
-        close();
+        yield* close();
         continue;
       }
       // Nested components whose END was lost end here with their parent.
@@ -172,7 +171,7 @@ export function lexFeed(text: string, diagnostics: Diagnostic[]): LexedFeed {
       diagnostic("FEED_TRUNCATED", `the feed ends inside this ${open.name}; it was left out`, { uid: uidOf(open.lines), line: open.line }),
     );
   }
-  return { calendarLines, components };
+  return calendarLines;
 }
 
 /** The UID of a component's lines, for diagnostics. */

@@ -216,6 +216,33 @@ describe("components that cannot be read", () => {
     expect(parsed.events[0].start.kind === "date-time" && parsed.events[0].start.zone?.offsetAt(Date.UTC(2026, 9, 2))).toBe(3 * 3_600_000);
   });
 
+  it("reads an event's TZID by a VTIMEZONE that comes after it, found by the scan or only by the lexer", () => {
+    // More events before it than one batch types, so the first batch is read before the VTIMEZONE is lexed.
+    const early = Array.from({ length: 70 }, (_, i) => vevent(`UID:early-${i}`, "DTSTART;TZID=Office Time:20261002T090000")).flat();
+    const later = (begin: string[]) =>
+      ics(
+        ...early,
+        ...begin,
+        "TZID:Office Time",
+        "BEGIN:STANDARD",
+        "DTSTART:19700101T000000",
+        "TZOFFSETFROM:+0300",
+        "TZOFFSETTO:+0300",
+        "END:STANDARD",
+        "END:VTIMEZONE",
+        ...vevent("UID:late", "DTSTART;TZID=Office Time:20261002T100000"),
+      );
+    // The second BEGIN:VTIMEZONE is folded: only the lexer, unfolding it, sees it.
+    for (const text of [later(["BEGIN:VTIMEZONE"]), later(["BEGIN:VTIME", " ZONE"])]) {
+      const parsed = parseCalendar(text);
+      expect(parsed.events.map((event) => event.uid)).toEqual([...Array.from({ length: 70 }, (_, i) => `early-${i}`), "late"]);
+      for (const event of parsed.events) {
+        expect(event.start.kind === "date-time" && event.start.zone?.offsetAt(Date.UTC(2026, 9, 2))).toBe(3 * 3_600_000);
+      }
+      expect(parsed.diagnostics).toEqual([]);
+    }
+  });
+
   it("types an event holding a VCARD in a call of its own: ical.js reads every later line of a call by vCard's rules", () => {
     const events = Array.from({ length: 70 }, (_, i) =>
       vevent(
