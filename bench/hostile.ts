@@ -558,6 +558,9 @@ function writeSection(idle: number[], idleRss: number, healthy: number, rows: Ro
     "connections the kernel completed past a full accept queue, which never reached calq.",
     "A flood of stream openings (the Watch row) is bounded in what it holds, not in the CPU its refusals cost:",
     "thousands of HTTP/2 streams opened at once still delay other calls while they are refused.",
+    "The hourly-series and 100k-reload rows exceed 2 x idle RSS: their peak is the build itself (a worker holding a",
+    "100k-event feed's objects while it builds, or 10,000 series prepared for searching), not anything an attacker",
+    "makes calq keep; a worker a build left with a heap over 128 MiB is retired, so memory returns after the reload.",
   ].join("\n");
   writeResultsSection("hostile", section);
 }
