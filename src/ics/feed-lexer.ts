@@ -185,18 +185,36 @@ export function uidOf(lines: readonly ContentLine[]): string | undefined {
 
 /** Unfolds the text (RFC 5545 §3.1) into logical lines, each with the feed line it starts on; blank lines are skipped. */
 function* logicalLines(text: string): Generator<ContentLine> {
-  const rows = text.split(/\r\n|\n|\r/);
   let current: string | undefined;
   let currentLine = 0;
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
+  let line = 0;
+  for (const row of feedRows(text)) {
+    line++;
     if ((row.startsWith(" ") || row.startsWith("\t")) && current !== undefined) {
       current += row.slice(1);
       continue;
     }
     if (current !== undefined && current !== "") yield { text: current, line: currentLine };
     current = row;
-    currentLine = i + 1;
+    currentLine = line;
   }
   if (current !== undefined && current !== "") yield { text: current, line: currentLine };
+}
+
+/**
+ * The text's rows between CRLF, LF or CR breaks, one at a time (as
+ * `text.split(/\r\n|\n|\r/)` would give them, but never all held at once).
+ */
+export function* feedRows(text: string): Generator<string> {
+  for (let at = 0; ; ) {
+    const newline = text.indexOf("\n", at);
+    const end = newline === -1 ? text.length : newline;
+    const last = end > at && text.charCodeAt(end - 1) === 13 && newline !== -1 ? end - 1 : end;
+    const chunk = text.slice(at, last);
+    // A CR alone (old Mac line ends) breaks rows too.
+    if (chunk.includes("\r")) yield* chunk.split("\r");
+    else yield chunk;
+    if (newline === -1) return;
+    at = newline + 1;
+  }
 }
