@@ -65,6 +65,8 @@ export class WorkerPool<Result> {
   private readonly idle: Worker[] = [];
   private readonly busy = new Set<Worker>();
   private readonly queue: Job<Result>[] = [];
+  /** Workers terminated but not yet gone: they count against the size until their thread has stopped. */
+  private retiring = 0;
   private closed = false;
 
   constructor(
@@ -74,6 +76,11 @@ export class WorkerPool<Result> {
     /** Whether the worker that answered `result` is done with: it is terminated rather than kept idle. */
     private readonly retire: (result: Result) => boolean = () => false,
   ) {}
+
+  /** Threads the pool holds now: idle, busy, and terminated but not yet stopped. */
+  get threads(): number {
+    return this.idle.length + this.busy.size + this.retiring;
+  }
 
   /** Runs `task` in a worker; `transfer` lists buffers moved rather than copied. */
   run(task: unknown, deadlineMs: number, transfer: readonly ArrayBuffer[] = []): Promise<Result> {
@@ -96,7 +103,7 @@ export class WorkerPool<Result> {
     while (this.queue.length > 0) {
       let worker = this.idle.pop();
       if (worker === undefined) {
-        if (this.busy.size >= this.size) return;
+        if (this.busy.size + this.retiring >= this.size) return;
         worker = this.spawnTracked();
       }
       this.start(worker, this.queue.shift()!);
@@ -129,8 +136,13 @@ export class WorkerPool<Result> {
       clearTimeout(timer);
       worker.off("message", onMessage).off("error", onError).off("exit", onExit);
       this.busy.delete(worker);
-      if (retire || this.closed) void worker.terminate();
-      else {
+      if (retire || this.closed) {
+        this.retiring++;
+        void worker.terminate().finally(() => {
+          this.retiring--;
+          this.dispatch();
+        });
+      } else {
         worker.unref();
         this.idle.push(worker);
       }
@@ -143,7 +155,14 @@ export class WorkerPool<Result> {
     }, job.deadlineMs);
     const onMessage = (result: Result) => {
       if (settled) return;
-      finish(this.retire(result));
+      let retire: boolean;
+      try {
+        retire = this.retire(result);
+      } catch {
+        // Not knowing whether the worker is done with, retire it: the answer itself is good.
+        retire = true;
+      }
+      finish(retire);
       job.resolve(result);
     };
     const onError = (error: Error) => {

@@ -53,6 +53,29 @@ describe("WorkerPool", () => {
     expect(fresh.threadId).not.toBe(kept.threadId);
   });
 
+  it("retires the worker when its retire test fails, and still answers", async () => {
+    pool = new WorkerPool<Answer>(script, 1, () => {
+      throw new Error("no verdict");
+    });
+    const first = await pool.run({ echo: "a" }, 5_000);
+    const second = await pool.run({ echo: "b" }, 5_000);
+    expect([first.echo, second.echo]).toEqual(["a", "b"]);
+    expect(second.threadId).not.toBe(first.threadId);
+  });
+
+  it("starts no worker for a queued task until a retired one has stopped: never more threads than its size", async () => {
+    pool = new WorkerPool<Answer>(script, 1, () => true);
+    let most = 0;
+    const sampler = setInterval(() => {
+      most = Math.max(most, pool.threads);
+    }, 1);
+    const answers = await Promise.all(["a", "b", "c"].map((echo) => pool.run({ echo, busyMs: 20 }, 5_000)));
+    clearInterval(sampler);
+    expect(answers.map((answer) => answer.echo)).toEqual(["a", "b", "c"]);
+    expect(new Set(answers.map((answer) => answer.threadId)).size).toBe(3);
+    expect(most).toBe(1);
+  });
+
   it("queues tasks beyond its size instead of starting more workers", async () => {
     pool = new WorkerPool<Answer>(script, 1);
     const answers = await Promise.all(["a", "b", "c"].map((echo) => pool.run({ echo, busyMs: 20 }, 5_000)));
