@@ -368,7 +368,6 @@ function plainShape(options: Partial<Options>): PlainShape | false {
       else return false;
     }
   }
-  // The constructor sorts the time lists, so their combinations come out ascending.
   const times: number[] = [];
   for (const hour of byhour)
     for (const minute of byminute) for (const second of bysecond) times.push(((hour * 60 + minute) * 60 + second) * 1000);
