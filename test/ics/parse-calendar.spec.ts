@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NotICalendarError, parseCalendar, parseDuration } from "../../src/ics/parse-calendar.js";
 import { localToInstant } from "../../src/time/zone-rules.js";
-import { ics, vevent } from "../support/feeds.js";
+import { ics, plusThreeZone, vevent } from "../support/feeds.js";
 
 function only(text: string) {
   const parsed = parseCalendar(text);
@@ -192,22 +192,11 @@ describe("components that cannot be read", () => {
   });
 
   it("reads a feed whose VTIMEZONE holds such a line", () => {
-    const zone = (tzid: string, ...extra: string[]) => [
-      "BEGIN:VTIMEZONE",
-      `TZID:${tzid}`,
-      ...extra,
-      "BEGIN:STANDARD",
-      "DTSTART:19700101T000000",
-      "TZOFFSETFROM:+0300",
-      "TZOFFSETTO:+0300",
-      "END:STANDARD",
-      "END:VTIMEZONE",
-    ];
     const parsed = parseCalendar(
       ics(
-        ...zone("Plus Three", "End: of list"),
-        ...zone("Plus Three B"),
-        ...zone("Plus Three C"),
+        ...plusThreeZone("Plus Three", ["End: of list"]),
+        ...plusThreeZone("Plus Three B"),
+        ...plusThreeZone("Plus Three C"),
         ...vevent("UID:z", "DTSTART;TZID=Plus Three:20261002T090000"),
       ),
     );
@@ -220,18 +209,7 @@ describe("components that cannot be read", () => {
     // More events before it than one batch types, so the first batch is read before the VTIMEZONE is lexed.
     const early = Array.from({ length: 70 }, (_, i) => vevent(`UID:early-${i}`, "DTSTART;TZID=Office Time:20261002T090000")).flat();
     const later = (begin: string[]) =>
-      ics(
-        ...early,
-        ...begin,
-        "TZID:Office Time",
-        "BEGIN:STANDARD",
-        "DTSTART:19700101T000000",
-        "TZOFFSETFROM:+0300",
-        "TZOFFSETTO:+0300",
-        "END:STANDARD",
-        "END:VTIMEZONE",
-        ...vevent("UID:late", "DTSTART;TZID=Office Time:20261002T100000"),
-      );
+      ics(...early, ...plusThreeZone("Office Time", [], begin), ...vevent("UID:late", "DTSTART;TZID=Office Time:20261002T100000"));
     // The second BEGIN:VTIMEZONE is folded: only the lexer, unfolding it, sees it.
     for (const text of [later(["BEGIN:VTIMEZONE"]), later(["BEGIN:VTIME", " ZONE"])]) {
       const parsed = parseCalendar(text);

@@ -12,7 +12,7 @@ import { OnDemandSeries } from "../../src/expand/series-tail.js";
 import { FeedFailure } from "../../src/feeds/feed-read.js";
 import { ingestFeed } from "../../src/ingest/ingest.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
-import { ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
+import { ics, plusThreeZone, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);
 const ingest = (text: string, deadlineMs?: number) =>
@@ -49,14 +49,7 @@ describe("ingestFeed", () => {
   it("builds a series in a feed's own VTIMEZONE on this thread, and answers it", async () => {
     const text = ics(
       "X-WR-TIMEZONE:UTC",
-      "BEGIN:VTIMEZONE",
-      "TZID:Office Time",
-      "BEGIN:STANDARD",
-      "DTSTART:19700101T000000",
-      "TZOFFSETFROM:+0300",
-      "TZOFFSETTO:+0300",
-      "END:STANDARD",
-      "END:VTIMEZONE",
+      ...plusThreeZone("Office Time"),
       ...vevent("UID:custom", "DTSTART;TZID=Office Time:20200101T090000", "RRULE:FREQ=DAILY"),
     );
     const snapshot = await ingest(text);

@@ -9,7 +9,7 @@ import { eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
 import { packSnapshot, unpackSnapshot } from "../../src/ingest/packed-snapshot.js";
 import type { Window } from "../../src/search/match.js";
 import type { Snapshot } from "../../src/store/snapshot.js";
-import { ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
+import { ics, plusThreeZone, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);
 
@@ -103,14 +103,7 @@ describe("a packed snapshot", () => {
 
   it("is not made for a series in a feed's own VTIMEZONE (such a feed is built where it is used)", () => {
     const custom = ics(
-      "BEGIN:VTIMEZONE",
-      "TZID:Office Time",
-      "BEGIN:STANDARD",
-      "DTSTART:19700101T000000",
-      "TZOFFSETFROM:+0300",
-      "TZOFFSETTO:+0300",
-      "END:STANDARD",
-      "END:VTIMEZONE",
+      ...plusThreeZone("Office Time"),
       ...vevent("UID:custom", "DTSTART;TZID=Office Time:20200101T090000", "RRULE:FREQ=DAILY"),
     );
     const snapshot = snapshotOf(custom, readAt, "UTC");

@@ -18,6 +18,25 @@ export function ics(...lines: string[]): string {
   return ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//test//EN", ...lines, "END:VCALENDAR", ""].join("\r\n");
 }
 
+/**
+ * A feed's own VTIMEZONE of a fixed +03:00, named `tzid`: a zone no IANA or
+ * Windows name gives (`extra` lines go after its TZID). `begin` replaces the
+ * BEGIN:VTIMEZONE line, to write it folded or broken.
+ */
+export function plusThreeZone(tzid: string, extra: readonly string[] = [], begin: readonly string[] = ["BEGIN:VTIMEZONE"]): string[] {
+  return [
+    ...begin,
+    `TZID:${tzid}`,
+    ...extra,
+    "BEGIN:STANDARD",
+    "DTSTART:19700101T000000",
+    "TZOFFSETFROM:+0300",
+    "TZOFFSETTO:+0300",
+    "END:STANDARD",
+    "END:VTIMEZONE",
+  ];
+}
+
 /** One VEVENT's lines. */
 export function vevent(...lines: string[]): string[] {
   return ["BEGIN:VEVENT", "DTSTAMP:20260901T000000Z", ...lines, "END:VEVENT"];
