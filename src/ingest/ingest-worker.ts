@@ -17,7 +17,8 @@ const port = parentPort;
 if (port === null) throw new Error("ingest-worker runs as a worker thread only");
 
 port.on("message", (task: BuildTask) => {
-  let answer: DistributiveOmit<BuildAnswer, "heapBytes">;
+  const heapBefore = getHeapStatistics().total_heap_size;
+  let answer: DistributiveOmit<BuildAnswer, "heapGrowthBytes">;
   let transfer: ArrayBuffer[] = [];
   try {
     const { text, input } = feedText(task.bytes, task.request);
@@ -37,5 +38,6 @@ port.on("message", (task: BuildTask) => {
         stack: error instanceof Error ? (error.stack ?? "").split("\n").slice(1).join("\n") : "",
       };
   }
-  port.postMessage({ ...answer, heapBytes: getHeapStatistics().total_heap_size } satisfies BuildAnswer, transfer);
+  const heapGrowthBytes = getHeapStatistics().total_heap_size - heapBefore;
+  port.postMessage({ ...answer, heapGrowthBytes } satisfies BuildAnswer, transfer);
 });
