@@ -560,7 +560,7 @@ function writeSection(idle: number[], idleRss: number, healthy: number, rows: Ro
     "thousands of HTTP/2 streams opened at once still delay other calls while they are refused.",
     "The hourly-series and 100k-reload rows exceed 2 x idle RSS: their peak is the build itself (a worker holding a",
     "100k-event feed's objects while it builds, or 10,000 series prepared for searching), not anything an attacker",
-    "makes calq keep; a worker a build left with a heap over 128 MiB is retired, so memory returns after the reload.",
+    "makes calq keep; a worker whose heap a build grew by over 64 MiB is retired, so memory returns after the reload.",
   ].join("\n");
   writeResultsSection("hostile", section);
 }
