@@ -10,7 +10,7 @@ import type { TailRequest } from "../expand/series-tail.js";
 import { Pacer, type Steps } from "../stepwise.js";
 import { civil } from "../time/civil.js";
 import { DAY_MS } from "../time/units.js";
-import { type SearchableOccurrences, type SearchLimits, TAIL_VISITS_PER_SEARCH } from "./search-occurrences.js";
+import { pauseFor, type SearchableOccurrences, type SearchLimits, TAIL_VISITS_PER_SEARCH } from "./search-occurrences.js";
 
 /** How far from its original slot an occurrence of a recurring event is looked for: a year either way. */
 export const MOVED_REACH_MS = 366 * DAY_MS;
@@ -40,12 +40,7 @@ export function* findOccurrenceSteps(calendar: SearchableOccurrences, eventId: s
   const isIt = (occurrence: Occurrence) => occurrence.details.uidKey === uidKey && eventIdOf(occurrence) === eventId;
   /** Pauses when a slice is used up; then says whether the look-up must stop. */
   function* breathe(): Steps<boolean> {
-    if (pacer.due()) {
-      const paused = clock();
-      yield;
-      pacer.resumed();
-      budget.extend(clock() - paused);
-    }
+    if (pacer.due()) yield* pauseFor(pacer, budget, clock);
     return budget.expired() || limits.signal?.aborted === true;
   }
 

@@ -156,7 +156,7 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
   // One calendar and nothing to expand: the index alone answers, in O((L + 1) log n), with no merge.
   if (sources.length === 1 && sources[0].occurrences.tails.length === 0) {
     const found = indexCandidates(sources[0], query, wanted);
-    return pageOf(found, new Array<number>(found.length).fill(0), query.limit, sources[0].prefix, true);
+    return pageOf(found, new Array<number>(found.length).fill(0), sources, query.limit, true);
   }
   const clock = limits.clock ?? Date.now;
   const budget = new Budget(clock() + limits.budgetMs, TAIL_VISITS_PER_SEARCH, clock);
@@ -177,16 +177,8 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
   // needs several turns of the event loop (request, handler, response frames)
   // and waits for a slice of every expensive search at each of them.
   const pacer = new Pacer(1, clock);
-  /**
-   * Pauses for others, once a slice is used up (callers check `pacer.due()`
-   * first: a step that does not pause makes no generator).
-   */
-  function* pause(): Steps<void> {
-    const paused = clock();
-    yield;
-    pacer.resumed();
-    budget.extend(clock() - paused);
-  }
+  // Callers check `pacer.due()` first: a step that does not pause makes no generator.
+  const pause = () => pauseFor(pacer, budget, clock);
 
   // Each series' lower bound; a series rebuilt from a worker's recipe is made
   // here on its first search, so this too is paced and budgeted, every 32
@@ -243,7 +235,15 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
     const next = last < 0 ? (after ?? BEFORE_ALL) : positionOf(found[last], sources[from[last]].prefix);
     return { occurrences: found, sources: from, complete, more: true, next, partial };
   }
-  return pageOf(found, from, query.limit, found.length > query.limit ? sources[from[query.limit - 1]].prefix : "", complete);
+  return pageOf(found, from, sources, query.limit, complete);
+}
+
+/** Pauses for other requests once a slice of work is used up; the time away does not count against `budget`. */
+export function* pauseFor(pacer: Pacer, budget: Budget, clock: Clock): Steps<void> {
+  const paused = clock();
+  yield;
+  pacer.resumed();
+  budget.extend(clock() - paused);
 }
 
 function positionOf(occurrence: Occurrence, prefix: string): Position {
@@ -251,14 +251,15 @@ function positionOf(occurrence: Occurrence, prefix: string): Position {
 }
 
 /**
- * A page from up to limit + 1 matches in order: the extra one only says that
- * more follow. `lastPrefix` is the key prefix of the page's last occurrence.
+ * A page from up to limit + 1 matches in order (`from`: the source of each):
+ * the extra one only says that more follow.
  */
-function pageOf(found: readonly Occurrence[], from: readonly number[], limit: number, lastPrefix: string, complete: boolean): Page {
+function pageOf(found: readonly Occurrence[], from: readonly number[], sources: readonly Source[], limit: number, complete: boolean): Page {
   const occurrences = found.slice(0, limit);
-  const sources = from.slice(0, limit);
-  if (found.length <= limit) return { occurrences, sources, complete, more: false };
-  return { occurrences, sources, complete, more: true, next: positionOf(occurrences[occurrences.length - 1], lastPrefix) };
+  const kept = from.slice(0, limit);
+  if (found.length <= limit) return { occurrences, sources: kept, complete, more: false };
+  const last = occurrences.length - 1;
+  return { occurrences, sources: kept, complete, more: true, next: positionOf(occurrences[last], sources[kept[last]].prefix) };
 }
 
 /** Whether the search must stop now, and why. */
