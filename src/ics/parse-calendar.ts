@@ -230,8 +230,8 @@ interface MendedComponent {
   readonly alone: boolean;
 }
 
-/** Whether a component's lines hold a VCARD (the lexer left only real BEGIN and END lines). */
-const holdsVcard = (lines: readonly ContentLine[]) => lines.some(({ text }) => /^BEGIN:VCARD\s*$/i.test(text));
+/** A VCARD's BEGIN line (the lexer left only real BEGIN and END lines). */
+const VCARD = /^BEGIN:VCARD\s*$/i;
 
 /**
  * One lexed component's lines, its VEVENT lines mended and unreadable rules
@@ -241,16 +241,20 @@ const holdsVcard = (lines: readonly ContentLine[]) => lines.some(({ text }) => /
 function mendComponent(component: LexedComponent, diagnostics: Diagnostic[]): MendedComponent {
   const place = { uid: uidOf(component.lines), line: component.line };
   if (component.name !== "VEVENT") {
-    return { name: component.name, line: component.line, place, lines: component.lines, alone: holdsVcard(component.lines) };
+    const alone = component.lines.some(({ text }) => VCARD.test(text));
+    return { name: component.name, line: component.line, place, lines: component.lines, alone };
   }
   const lines: ContentLine[] = [];
   let depth = 0;
+  let alone = false;
   for (const content of component.lines) {
     const { text, line } = content;
     const boundary = BOUNDARY.exec(text)?.[1].toUpperCase();
     if (boundary !== undefined || depth > 0) {
-      if (boundary === "BEGIN") depth++;
-      else if (boundary === "END") depth--;
+      if (boundary === "BEGIN") {
+        depth++;
+        alone ||= VCARD.test(text);
+      } else if (boundary === "END") depth--;
       lines.push(content);
       continue;
     }
@@ -263,7 +267,7 @@ function mendComponent(component: LexedComponent, diagnostics: Diagnostic[]): Me
     const renamed = renameUnreadableRule(mended.text);
     lines.push(renamed === text ? content : { text: renamed, line });
   }
-  return { name: component.name, line: component.line, place, lines, alone: holdsVcard(lines) };
+  return { name: component.name, line: component.line, place, lines, alone };
 }
 
 /** A line that opens or closes a component. */
