@@ -10,7 +10,7 @@
  * as a clear error instead of a loop. The gateway and `calq search` use it;
  * against a deployment without groups it never sets a header.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { ConnectError, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
 import { type ListCalendarsResponse, ListCalendarsResponseSchema } from "../../gen/calq/v1/calendar_service_pb.js";
 import { SHARD_GROUP_HEADER, SHARD_KEY_HEADER } from "./shard-headers.js";
@@ -44,14 +44,15 @@ export function shardRouting(): Interceptor {
 
   return (next) => async (request) => {
     if (request.stream) return next(request);
-    const names = calendarIdsOf(request).map((id) => routeName(id, request.header));
+    const caller = callerOf(request.header);
+    const names = calendarIdsOf(request).map((id) => routeName(caller, id));
     const known = names.map((name) => routes.get(name));
     const route = known[0];
     if (route !== undefined && known.every((other) => other?.group === route.group)) setHeaders(request, route);
     try {
       const response = await next(request);
       if (!response.stream && response.method.output.typeName === ListCalendarsResponseSchema.typeName) {
-        learnFromList(response.message as ListCalendarsResponse, request.header, remember);
+        learnFromList(response.message as ListCalendarsResponse, caller, remember);
       }
       return response;
     } catch (error) {
@@ -79,11 +80,13 @@ function calendarIdsOf(request: UnaryRequest): string[] {
   return ids;
 }
 
+/** The caller, as a digest of its credentials: routes are remembered per caller. */
+function callerOf(header: Headers): string {
+  return hash("sha256", header.get("authorization") ?? "", "base64url");
+}
+
 /** What a calendar's route is remembered under: the caller and the id as the caller names it ("primary" included). */
-function routeName(calendarId: string, header: Headers): string {
-  const caller = createHash("sha256")
-    .update(header.get("authorization") ?? "")
-    .digest("base64url");
+function routeName(caller: string, calendarId: string): string {
   return `${caller} ${calendarId}`;
 }
 
@@ -93,11 +96,11 @@ function setHeaders(request: UnaryRequest, route: ShardRoute): void {
 }
 
 /** Every calendar ListCalendars gives with a group, and the caller's "primary" among them. */
-function learnFromList(list: ListCalendarsResponse, header: Headers, remember: (name: string, route: ShardRoute) => void): void {
+function learnFromList(list: ListCalendarsResponse, caller: string, remember: (name: string, route: ShardRoute) => void): void {
   for (const calendar of list.calendars) {
     if (calendar.shardGroup === "") continue;
     const route = { group: calendar.shardGroup, key: calendar.shardKey };
-    remember(routeName(calendar.id, header), route);
-    if (calendar.primary) remember(routeName("primary", header), route);
+    remember(routeName(caller, calendar.id), route);
+    if (calendar.primary) remember(routeName(caller, "primary"), route);
   }
 }
