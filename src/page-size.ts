@@ -17,3 +17,7 @@ export const MAX_CALENDARS_PER_REQUEST = 50;
 /** FindFreeSlots: the slots when a request sends limit 0 (unset), and the most one may ask for. */
 export const DEFAULT_SLOTS = 10;
 export const MAX_SLOTS = 50;
+
+/** FindFreeSlots: the bounds of duration_minutes and step_minutes (a step of 0 means the default). */
+export const MIN_SLOT_MINUTES = 5;
+export const MAX_SLOT_MINUTES = 1440;

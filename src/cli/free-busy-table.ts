@@ -15,6 +15,7 @@ import {
   type FindFreeSlotsResponse,
   type QueryFreeBusyResponse,
 } from "../../gen/calq/v1/calendar_service_pb.js";
+import { MAX_SLOTS } from "../page-size.js";
 import { type LocalTime, parseLocal } from "./local-time.js";
 
 const KINDS: Record<BusyKind, string> = {
@@ -70,7 +71,7 @@ export function renderFreeSlots(response: FindFreeSlotsResponse, limit: number):
     ),
   ];
   if (response.slots.length >= limit) {
-    lines.push(`the first ${limit} only: later slots may be free too; raise --limit (up to 50) or start the window later`);
+    lines.push(`the first ${limit} only: later slots may be free too; raise --limit (up to ${MAX_SLOTS}) or start the window later`);
   }
   return `${lines.join("\n")}\n`;
 }

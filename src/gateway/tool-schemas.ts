@@ -5,7 +5,7 @@
  * comment and the tool description changes with it.
  */
 import { type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry, ScalarType } from "@bufbuild/protobuf";
-import { MAX_CALENDARS_PER_REQUEST, MAX_LIMIT } from "../page-size.js";
+import { MAX_CALENDARS_PER_REQUEST, MAX_LIMIT, MAX_SLOT_MINUTES, MAX_SLOTS, MIN_SLOT_MINUTES } from "../page-size.js";
 import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
 import { type ErrorGuideEntry, EVERY_METHOD, GATEWAY_ERRORS, readErrorGuide, reasonsOf, servicePromises } from "./error-guide.js";
 import { enumToolName, sendableValues } from "./tool-json.js";
@@ -140,9 +140,9 @@ const FIELD_BOUNDS: Readonly<Record<string, JsonSchema>> = {
   "calq.v1.SearchEventsAcrossCalendarsRequest.calendar_ids": { minItems: 1, maxItems: MAX_CALENDARS_PER_REQUEST },
   "calq.v1.QueryFreeBusyRequest.calendar_ids": { minItems: 1, maxItems: MAX_CALENDARS_PER_REQUEST },
   "calq.v1.FindFreeSlotsRequest.calendar_ids": { minItems: 1, maxItems: MAX_CALENDARS_PER_REQUEST },
-  "calq.v1.FindFreeSlotsRequest.duration_minutes": { minimum: 5, maximum: 1440 },
-  "calq.v1.FindFreeSlotsRequest.step_minutes": { minimum: 0, maximum: 1440 },
-  "calq.v1.FindFreeSlotsRequest.limit": { minimum: 0, maximum: 50 },
+  "calq.v1.FindFreeSlotsRequest.duration_minutes": { minimum: MIN_SLOT_MINUTES, maximum: MAX_SLOT_MINUTES },
+  "calq.v1.FindFreeSlotsRequest.step_minutes": { minimum: 0, maximum: MAX_SLOT_MINUTES },
+  "calq.v1.FindFreeSlotsRequest.limit": { minimum: 0, maximum: MAX_SLOTS },
 };
 
 /** A strict input schema: every field a property, all required, optional ones nullable. */

@@ -26,7 +26,7 @@ import {
 import { CalqError } from "../calq-error.js";
 import type { Occurrence } from "../expand/occurrence.js";
 import type { Logger } from "../logging/logger.js";
-import { DEFAULT_SLOTS, MAX_SLOTS } from "../page-size.js";
+import { DEFAULT_SLOTS, MAX_SLOT_MINUTES, MAX_SLOTS, MIN_SLOT_MINUTES } from "../page-size.js";
 import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search/busy-time.js";
 import { findFreeSlotsSteps, type WorkingHours } from "../search/free-slots.js";
 import { type Position, type SearchLimits, searchPageSteps } from "../search/search-occurrences.js";
@@ -150,11 +150,11 @@ export async function findFreeSlotsFor(
 ): Promise<FindFreeSlotsResponse> {
   checkCalendarCount(request.calendarIds);
   const durationMinutes = request.durationMinutes;
-  if (!(durationMinutes >= 5 && durationMinutes <= 1440))
-    throw invalidSlots(`duration_minutes must be 5 to 1440, not ${durationMinutes}`, "duration_minutes");
+  if (!(durationMinutes >= MIN_SLOT_MINUTES && durationMinutes <= MAX_SLOT_MINUTES))
+    throw invalidSlots(`duration_minutes must be ${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES}, not ${durationMinutes}`, "duration_minutes");
   const stepMinutes = request.stepMinutes === 0 ? DEFAULT_STEP_MINUTES : request.stepMinutes;
-  if (!(stepMinutes >= 5 && stepMinutes <= 1440))
-    throw invalidSlots(`step_minutes must be 0 or 5 to 1440, not ${request.stepMinutes}`, "step_minutes");
+  if (!(stepMinutes >= MIN_SLOT_MINUTES && stepMinutes <= MAX_SLOT_MINUTES))
+    throw invalidSlots(`step_minutes must be 0 or ${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES}, not ${request.stepMinutes}`, "step_minutes");
   const limit = request.limit === 0 ? DEFAULT_SLOTS : request.limit;
   if (!(limit >= 1 && limit <= MAX_SLOTS)) throw invalidSlots(`limit must be 0 to ${MAX_SLOTS}, not ${request.limit}`, "limit");
   const tentativeBlocks = tentativePolicy(request.tentative);
