@@ -184,10 +184,7 @@ function parseSource(item: Record<string, unknown>, baseDirectory: string, where
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`${where}.headers: "${name}" is not a header name`);
     const from = record(value, `${where}.headers.${name}`);
     const variable = requiredString(from.env, `${where}.headers.${name}.env`);
-    const secret = environment[variable];
-    if (secret === undefined || secret === "") {
-      throw new ConfigError(`${where}.headers.${name}: environment variable ${variable} is not set`);
-    }
+    const secret = fromEnvironment(variable, `${where}.headers.${name}`, environment);
     // A header value is one line of bytes; the message names the variable, never the value.
     if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(secret) || secret.trim() !== secret) {
       throw new ConfigError(
@@ -222,9 +219,14 @@ function shardKey(value: unknown, where: string): string {
 function tokenDigestText(token: unknown, where: string, environment: Environment): string {
   if (typeof token !== "object" || token === null) return requiredString(token, where);
   const variable = requiredString((token as Record<string, unknown>).env, `${where}.env`);
+  return fromEnvironment(variable, where, environment).trim();
+}
+
+/** The value of the environment variable calq.yaml names at `where`; unset or empty stops the start. */
+function fromEnvironment(variable: string, where: string, environment: Environment): string {
   const value = environment[variable];
   if (value === undefined || value === "") throw new ConfigError(`${where}: environment variable ${variable} is not set`);
-  return value.trim();
+  return value;
 }
 
 function parseFeedLimits(value: unknown, where: string): FeedLimits {
