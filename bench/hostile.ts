@@ -46,6 +46,11 @@ const ADMIN_TOKEN = "bench-admin-token";
 const PROBE_PAUSE_MS = 10;
 /** Recovery is given up on after this long. */
 const RECOVERY_LIMIT_MS = 30_000;
+/**
+ * `--only TEXT`: runs only the attacks whose names contain TEXT and prints
+ * them, leaving RESULTS.md as it is (a partial run is no record).
+ */
+const ONLY = process.argv[2] === "--only" ? process.argv[3] : undefined;
 /** Server flags of this run: the defaults but a shorter idle timeout, so the idle row ends in bench time. */
 const SERVE_FLAGS = ["--idle-timeout-seconds", "10"];
 
@@ -512,7 +517,11 @@ async function main(): Promise<void> {
     );
 
     const rows: Row[] = [];
-    for (const attack of ATTACKS) {
+    if (process.env.CALQ_BENCH_RSS_TRACE) {
+      const started = Date.now();
+      setInterval(() => console.error(`rss ${((Date.now() - started) / 1000).toFixed(1)} s ${fixed(rssMiB(target.pid))}`), 200).unref();
+    }
+    for (const attack of ATTACKS.filter((each) => ONLY === undefined || each.name.includes(ONLY))) {
       const row = await measure(attack, target, healthy);
       rows.push(row);
       console.log(
@@ -521,7 +530,7 @@ async function main(): Promise<void> {
       );
       await pause(2_000);
     }
-    writeSection(idle, idleRss, healthy, rows);
+    if (ONLY === undefined) writeSection(idle, idleRss, healthy, rows);
   } finally {
     for (const child of children) child.kill("SIGKILL");
     rmSync(dir, { recursive: true, force: true });
@@ -566,4 +575,5 @@ function writeSection(idle: number[], idleRss: number, healthy: number, rows: Ro
 }
 
 if (process.argv[2] === "--probe") await probe(process.argv[3]);
+else if (process.argv[2] === "--only" && ONLY === undefined) throw new Error("--only needs part of an attack's name");
 else await main();
