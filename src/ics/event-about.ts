@@ -6,6 +6,7 @@
  * bounded so one producer's huge value cannot grow a snapshot without limit.
  */
 import ICAL from "ical.js";
+import { ownString } from "./own-string.js";
 
 export type Participation = "NEEDS-ACTION" | "ACCEPTED" | "DECLINED" | "TENTATIVE" | "DELEGATED" | "";
 
@@ -157,7 +158,7 @@ function classificationOf(text: string): Classification {
  * array; anything else has no reading here and counts as empty.
  */
 function textOf(value: unknown): string {
-  if (typeof value === "string") return value;
+  if (typeof value === "string") return ownString(value);
   if (Array.isArray(value)) return value.filter((part) => typeof part === "string").join(",");
   return "";
 }

@@ -17,6 +17,7 @@ import { type Diagnostic, type DiagnosticPlace, diagnostic } from "./diagnostic.
 import { aboutOf, type EventAbout } from "./event-about.js";
 import { type ContentLine, type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
 import { mendEventLine } from "./lenient-values.js";
+import { ownString } from "./own-string.js";
 import { producerTzid } from "./tzid.js";
 import { UnreadableTimezone, vtimezoneZone } from "./vtimezone-zone.js";
 
@@ -76,7 +77,8 @@ export interface EventComponent {
 
 /** A feed read into components. */
 export interface ParsedCalendar {
-  readonly events: readonly EventComponent[];
+  /** In feed order; a build hands the list over to expansion, which empties it. */
+  readonly events: EventComponent[];
   /** The feed's X-WR-TIMEZONE, when it names a known zone. */
   readonly declaredZone?: ZoneRules;
   readonly diagnostics: readonly Diagnostic[];
@@ -492,7 +494,7 @@ class CalendarReader {
     if (component[0] !== "vevent") return undefined;
     const properties = component[1];
     const uidValue = firstValue(component, "uid");
-    let uid = typeof uidValue === "string" ? uidValue : "";
+    let uid = typeof uidValue === "string" ? ownString(uidValue) : "";
     if (uid === "") {
       uid = derivedUid(properties);
       this.diagnostics.push(diagnostic("MISSING_UID", "VEVENT has no UID; one was derived from its content", { uid, line }));
@@ -652,9 +654,10 @@ function firstValue(component: JCalComponent, name: string): unknown {
   return component[1].find((property) => property[0] === name)?.[3];
 }
 
+/** A text property's value, as a string of its own (own-string.ts): events keep these. */
 function textValue(component: JCalComponent, name: string): string {
   const value = firstValue(component, name);
-  return typeof value === "string" ? value : "";
+  return typeof value === "string" ? ownString(value) : "";
 }
 
 function statusValue(text: string): EventStatusText {
