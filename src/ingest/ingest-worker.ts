@@ -21,8 +21,9 @@ port.on("message", (task: BuildTask) => {
   let answer: DistributiveOmit<BuildAnswer, "heapGrowthBytes">;
   let transfer: ArrayBuffer[] = [];
   try {
-    const { text, input } = feedText(task.bytes, task.request);
-    const packing = packSnapshot(buildSnapshot(text, input));
+    // The bytes and then the text are handed over, so neither is held once read.
+    const source = feedText(takeBytes(task), task.request);
+    const packing = packSnapshot(buildSnapshot(source, source.input));
     if (packing === undefined) answer = { kind: "unpackable" };
     else {
       answer = { kind: "built", packed: packing.packed };
@@ -41,3 +42,10 @@ port.on("message", (task: BuildTask) => {
   const heapGrowthBytes = getHeapStatistics().total_heap_size - heapBefore;
   port.postMessage({ ...answer, heapGrowthBytes } satisfies BuildAnswer, transfer);
 });
+
+/** The task's bytes, taken out of it: once decoded, nothing here holds a feed's bytes (about 20 MiB for 100k events). */
+function takeBytes(task: BuildTask): Uint8Array {
+  const { bytes } = task;
+  (task as { bytes?: Uint8Array }).bytes = undefined;
+  return bytes;
+}

@@ -128,8 +128,8 @@ export async function ingestFeed(
           break;
       }
     }
-    const { text, input } = feedText(bytes, request);
-    return await buildSnapshotYielding(text, input);
+    const source = feedText(bytes, request);
+    return await buildSnapshotYielding(source, source.input);
   } catch (error) {
     if (error instanceof FeedFailure) throw error;
     if (error instanceof WorkerDeadlineError) {

@@ -64,8 +64,26 @@ export interface SnapshotInput {
  */
 const TIME_DEPENDENT_CUTS: ReadonlySet<string> = new Set(["SERIES_CAPPED", "EXPANSION_BUDGET_EXHAUSTED"]);
 
+/**
+ * Feed text handed over to a build: the build takes it out when it starts
+ * parsing, so once parsed nothing holds it (a 100k-event feed's text is about
+ * 20 MiB) while the build expands and indexes. A caller that passes a plain
+ * string keeps its own hold.
+ */
+export interface HandedText {
+  text?: string;
+}
+
+function takeText(source: string | HandedText): string {
+  if (typeof source === "string") return source;
+  const { text } = source;
+  if (text === undefined) throw new Error("feed text handed to a build was already taken");
+  source.text = undefined;
+  return text;
+}
+
 /** Parses, expands and indexes feed text, in one go. Throws NotICalendarError for non-iCalendar text. */
-export function buildSnapshot(text: string, input: SnapshotInput): Snapshot {
+export function buildSnapshot(text: string | HandedText, input: SnapshotInput): Snapshot {
   return runAtOnce(buildSteps(text, input));
 }
 
@@ -75,13 +93,13 @@ export function buildSnapshot(text: string, input: SnapshotInput): Snapshot {
  * wait for a slice of a reload rather than for all of it. (Paused time does
  * not count against the expansion budget.)
  */
-export function buildSnapshotYielding(text: string, input: SnapshotInput): Promise<Snapshot> {
+export function buildSnapshotYielding(text: string | HandedText, input: SnapshotInput): Promise<Snapshot> {
   return runYielding(buildSteps(text, input));
 }
 
 /** The build as steps: pauses while parsing and expanding, and before indexing. */
-function* buildSteps(text: string, input: SnapshotInput): Steps<Snapshot> {
-  const parsed = yield* parseCalendarSteps(text, input.maxComponents);
+function* buildSteps(text: string | HandedText, input: SnapshotInput): Steps<Snapshot> {
+  const parsed = yield* parseCalendarSteps(takeText(text), input.maxComponents);
   const diagnostics = [...(input.decoding ?? []), ...parsed.diagnostics];
   let zone: ZoneRules;
   let zoneSource: ZoneSource;

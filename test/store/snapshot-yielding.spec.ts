@@ -74,3 +74,24 @@ describe("Budget", () => {
     for (let i = 0; i < 4096; i++) expect(extended.allows()).toBe(true);
   });
 });
+
+describe("a build handed its text", () => {
+  const input = { calendarId: "c", limits: defaultLimits(now), readAt: now };
+
+  it("takes the text out, so the caller's hold is gone, and builds what a plain string builds", () => {
+    const handed: { text?: string } = { text: feed };
+    const built = buildSnapshot(handed, input);
+    expect(handed.text).toBeUndefined();
+    const plain = buildSnapshot(feed, input);
+    expect(built.index.items.map((item) => `${item.details.uid} ${item.slot} ${item.start}`)).toEqual(
+      plain.index.items.map((item) => `${item.details.uid} ${item.slot} ${item.start}`),
+    );
+    expect(built.diagnostics).toEqual(plain.diagnostics);
+  });
+
+  it("cannot be built twice from one handed text", () => {
+    const handed: { text?: string } = { text: feed };
+    buildSnapshot(handed, input);
+    expect(() => buildSnapshot(handed, input)).toThrow(/already taken/);
+  });
+});
