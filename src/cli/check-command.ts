@@ -78,6 +78,7 @@ export async function checkFeed(
     if (!read.changed) throw new Error("unreachable: a first read always has content");
     snapshot = await ingestFeed(read.bytes, { id: name, timezone }, feeds, defaultLimits(now, feeds), now, {
       feedDigest: read.version.digest,
+      handOver: true,
     });
   } catch (error) {
     if (!(error instanceof FeedFailure)) throw error;

@@ -46,7 +46,12 @@ export class FileFeed implements FeedReader {
     }
   }
 
-  /** Reads at most `size` + 1 bytes (and never past maxBytes + 1), so a file that grew is caught too. */
+  /**
+   * Reads the `size` bytes the file had (never more than maxBytes), then one
+   * more if there is one, so a file that grew is caught too. The bytes are a
+   * buffer of their own, of their exact length, which a build may move to
+   * its worker rather than copy.
+   */
   private async readBytes(size: number): Promise<Buffer> {
     let handle: Awaited<ReturnType<typeof open>>;
     try {
@@ -55,17 +60,18 @@ export class FileFeed implements FeedReader {
       throw new FeedFailure("unreachable", `cannot open the file: ${(error as Error).message}`);
     }
     try {
-      const buffer = Buffer.alloc(Math.min(this.maxBytes + 1, size + 1));
+      const buffer = Buffer.alloc(Math.min(this.maxBytes, size));
       let length = 0;
-      for (;;) {
+      while (length < buffer.length) {
         const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
         if (bytesRead === 0) break;
         length += bytesRead;
-        if (length === buffer.length) break;
       }
-      if (length > this.maxBytes) throw new FeedFailure("too_large", `the file is over the ${this.maxBytes}-byte feed limit`);
-      if (length === buffer.length) throw new FeedFailure("truncated", "the file grew while it was read");
-      return buffer.subarray(0, length);
+      if (length === buffer.length && (await handle.read(Buffer.alloc(1), 0, 1, null)).bytesRead > 0) {
+        if (length === this.maxBytes) throw new FeedFailure("too_large", `the file is over the ${this.maxBytes}-byte feed limit`);
+        throw new FeedFailure("truncated", "the file grew while it was read");
+      }
+      return length === buffer.length ? buffer : buffer.subarray(0, length);
     } finally {
       await handle.close();
     }

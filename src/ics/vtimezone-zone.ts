@@ -5,13 +5,30 @@
  */
 import ICAL from "ical.js";
 import { civil } from "../time/civil.js";
-import { TransitionCachedZone, type ZoneRules } from "../time/zone-rules.js";
+import { TransitionCachedZone } from "../time/zone-rules.js";
 
 /** A VTIMEZONE that cannot be turned into zone rules; the reader falls back to the zone its TZID names. */
 export class UnreadableTimezone extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "UnreadableTimezone";
+  }
+}
+
+/**
+ * Zone rules read from a feed's own VTIMEZONE, with the component they were
+ * read from: a snapshot built in an ingest worker carries it to the main
+ * thread, which reads it alike (ingest/packed-snapshot.ts), since no other
+ * thread knows such a zone by its name.
+ */
+export class FeedZone extends TransitionCachedZone {
+  constructor(
+    name: string,
+    /** The VTIMEZONE, as jCal. */
+    readonly definition: unknown[],
+    rawOffsetAt: (instant: number) => number,
+  ) {
+    super(name, rawOffsetAt);
   }
 }
 
@@ -27,7 +44,7 @@ const MAX_OFFSET_MS = 18 * 3_600_000;
  * yearly (real zones never do, and ical.js would expand them without end),
  * and for any the rules cannot be computed from, tried at a few instants.
  */
-export function vtimezoneZone(tzid: string, jcal: unknown[]): ZoneRules {
+export function vtimezoneZone(tzid: string, jcal: unknown[]): FeedZone {
   let offsetOf: (instant: number) => number;
   try {
     offsetOf = icalOffsets(jcal);
@@ -47,7 +64,7 @@ export function vtimezoneZone(tzid: string, jcal: unknown[]): ZoneRules {
     if (!Number.isFinite(offset) || Math.abs(offset) > MAX_OFFSET_MS) throw new UnreadableTimezone("an offset is out of range");
     last = offset;
   }
-  return new TransitionCachedZone(tzid, (instant) => {
+  return new FeedZone(tzid, jcal, (instant) => {
     // Probed above; an instant far from the probes that still fails keeps the last good offset.
     try {
       const offset = offsetOf(instant);

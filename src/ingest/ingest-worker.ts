@@ -24,11 +24,8 @@ port.on("message", (task: BuildTask) => {
     // The bytes and then the text are handed over, so neither is held once read.
     const source = feedText(takeBytes(task), task.request);
     const packing = packSnapshot(buildSnapshot(source, source.input));
-    if (packing === undefined) answer = { kind: "unpackable" };
-    else {
-      answer = { kind: "built", packed: packing.packed };
-      transfer = packing.transfer;
-    }
+    answer = { kind: "built", packed: packing.packed };
+    transfer = packing.transfer;
   } catch (error) {
     if (error instanceof FeedFailure) answer = { kind: "refused", failure: error.failure, detail: error.message };
     // The error's text may quote the feed; only its kind and where it was thrown go back.

@@ -9,10 +9,9 @@
  * packed-snapshot.ts), so this thread only wraps it. A build past its
  * deadline has its worker terminated and fails as a parse error.
  *
- * Two cases build on this thread instead, yielding to other work as before:
- * an injected clock (tests driving the expansion budget), and a snapshot
- * whose zones cannot be named across threads (a feed's own VTIMEZONE used
- * by a series expanded on demand).
+ * A build with an injected clock (tests driving the expansion budget) runs
+ * on this thread instead, yielding to other work, since functions do not
+ * cross threads.
  */
 import { availableParallelism } from "node:os";
 import type { CalendarConfig, FeedLimits } from "../config/config-model.js";
@@ -26,7 +25,7 @@ import { siblingScript, WorkerDeadlineError, WorkerPool } from "./worker-pool.js
 
 /** What the main thread asks of an ingest worker. */
 export interface BuildTask {
-  /** Copied to the worker, not transferred: a small Buffer may share its memory with others. */
+  /** Moved to the worker when handed over (IngestOptions.handOver), else copied. */
   readonly bytes: Uint8Array;
   /** Without a clock: functions do not cross threads. */
   readonly request: BuildRequest;
@@ -35,7 +34,6 @@ export interface BuildTask {
 /** What an ingest worker answers, and how much the build grew its heap (V8's total heap size, in bytes). */
 export type BuildAnswer = { readonly heapGrowthBytes: number } & (
   | { readonly kind: "built"; readonly packed: PackedSnapshot }
-  | { readonly kind: "unpackable" }
   | { readonly kind: "refused"; readonly failure: FeedFailureClass; readonly detail: string }
   /** A throw other than FeedFailure: its name, and its stack without the message line (which may quote the feed). */
   | { readonly kind: "failed"; readonly errorName: string; readonly stack: string }
@@ -86,6 +84,20 @@ export interface IngestOptions {
   readonly partialAllowed?: boolean;
   /** The bytes' SHA-256 in hex, when the caller has it already (FeedVersion.digest): the snapshot id reuses it. */
   readonly feedDigest?: string;
+  /**
+   * The caller hands the bytes over and never reads them again: when they
+   * are a whole buffer of their own (a feed read from a file or over HTTP),
+   * it is moved to the worker rather than copied, so a big feed is not held
+   * here, and copied there, while it builds. Otherwise they are copied.
+   */
+  readonly handOver?: boolean;
+}
+
+/** The buffer under `bytes`, when it may move to a worker: handed over, and theirs alone. */
+function movable(bytes: Uint8Array, handOver: boolean): ArrayBuffer[] {
+  const { buffer } = bytes;
+  const whole = buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
+  return handOver && whole ? [buffer] : [];
 }
 
 /**
@@ -113,23 +125,21 @@ export async function ingestFeed(
     feedDigest: options.feedDigest,
   };
   try {
-    if (limits.clock === undefined) {
-      const answer = await ingestPool().run({ bytes, request } satisfies BuildTask, deadlineMs);
-      switch (answer.kind) {
-        case "built":
-          return unpackSnapshot(answer.packed);
-        case "refused":
-          throw new FeedFailure(answer.failure, answer.detail);
-        case "failed":
-          if (answer.errorName === "NotICalendarError")
-            throw new FeedFailure("parse_error", "the text could not be read into events (NotICalendarError)");
-          throw new IngestWorkerFault(answer.errorName, answer.stack);
-        case "unpackable":
-          break;
-      }
+    if (limits.clock !== undefined) {
+      const source = feedText(bytes, request);
+      return await buildSnapshotYielding(source, source.input);
     }
-    const source = feedText(bytes, request);
-    return await buildSnapshotYielding(source, source.input);
+    const answer = await ingestPool().run({ bytes, request } satisfies BuildTask, deadlineMs, movable(bytes, options.handOver ?? false));
+    switch (answer.kind) {
+      case "built":
+        return unpackSnapshot(answer.packed);
+      case "refused":
+        throw new FeedFailure(answer.failure, answer.detail);
+      case "failed":
+        if (answer.errorName === "NotICalendarError")
+          throw new FeedFailure("parse_error", "the text could not be read into events (NotICalendarError)");
+        throw new IngestWorkerFault(answer.errorName, answer.stack);
+    }
   } catch (error) {
     if (error instanceof FeedFailure) throw error;
     if (error instanceof WorkerDeadlineError) {

@@ -2,13 +2,15 @@
  * A snapshot in the form that crosses from an ingest worker to the main
  * thread cheaply: occurrences as typed arrays (the index's own, transferred,
  * not copied), the events' details as columns (packed-details.ts) and the
- * on-demand series as a string table of JSON recipes; each detail and recipe
- * is made only when a search first needs it. The main thread only wraps
- * these; it never sorts, expands or makes an object per occurrence.
+ * on-demand series as a string table of JSON recipes, with the feed's own
+ * VTIMEZONEs they use; each detail and recipe is made only when a search
+ * first needs it. The main thread only wraps these; it never sorts, expands
+ * or makes an object per occurrence.
  */
 import type { EventDetails, Occurrence } from "../expand/occurrence.js";
 import { type OnDemandRecipe, OnDemandSeries, type SeriesTail, type TailBatch, type TailRequest } from "../expand/series-tail.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
+import { FeedZone, vtimezoneZone } from "../ics/vtimezone-zone.js";
 import { endsOf, type IndexParts, IntervalIndex } from "../index/interval-index.js";
 import type { Snapshot, ZoneSource } from "../store/snapshot.js";
 import type { ZoneRules } from "../time/zone-rules.js";
@@ -39,12 +41,14 @@ export interface PackedSnapshot {
   readonly tails: StringTable;
   /** Each on-demand series' UID digest, so a look-up by event_id need not rebuild the others. */
   readonly tailKeys: StringTable;
+  /** JSON of [TZID, VTIMEZONE as jCal] pairs: the feed's own zones that on-demand series use (no other thread knows them by name). */
+  readonly feedZones: string;
 }
 
 /**
  * Instants where a zone found by name must agree with the zone the feed was
- * read in: a feed's VTIMEZONE that shadows an IANA name must not be swapped
- * for the IANA rules.
+ * read in, checked as packing goes: every zone that is not a feed's own
+ * VTIMEZONE comes from the zone database by its name.
  */
 const ZONE_SAMPLES = [Date.UTC(1950, 0, 15), Date.UTC(2000, 6, 15), Date.UTC(2026, 0, 15), Date.UTC(2026, 6, 15), Date.UTC(2150, 0, 15)];
 
@@ -56,15 +60,18 @@ function sameZoneByName(zone: ZoneRules): boolean {
 
 /**
  * Packs a snapshot built on this thread, with the buffers to transfer; once
- * they are transferred the snapshot's index is empty here. Undefined
- * when one of its zones cannot be found by name on another thread (a feed's
- * own VTIMEZONE): such a snapshot is built where it is used.
+ * they are transferred the snapshot's index is empty here.
  */
-export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; transfer: ArrayBuffer[] } | undefined {
-  const tails = snapshot.tails.filter((tail): tail is OnDemandSeries => tail instanceof OnDemandSeries);
-  if (tails.length !== snapshot.tails.length) return undefined;
-  const zones = [snapshot.zone, ...tails.flatMap((tail) => tail.series.zones())];
-  if (!zones.every(sameZoneByName)) return undefined;
+export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; transfer: ArrayBuffer[] } {
+  const tails = snapshot.tails.map((tail) => {
+    if (!(tail instanceof OnDemandSeries)) throw new Error("only a snapshot's on-demand series can be packed");
+    return tail;
+  });
+  const feedZones = new Map<string, unknown[]>();
+  for (const zone of [snapshot.zone, ...tails.flatMap((tail) => tail.series.zones())]) {
+    if (zone instanceof FeedZone) feedZones.set(zone.name, zone.definition);
+    else if (!sameZoneByName(zone)) throw new Error(`zone ${zone.name} is neither the zone database's nor the feed's own`);
+  }
 
   const { index } = snapshot;
   const size = index.size;
@@ -102,6 +109,7 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
     details: detailColumns.packed,
     tails: tailTable,
     tailKeys,
+    feedZones: JSON.stringify([...feedZones]),
   };
   const arrays = [parts.starts, parts.maxEnds, slots, detailIds];
   return {
@@ -140,9 +148,10 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
   }));
   const recipe = stringReader(packed.tails);
   const tailKey = stringReader(packed.tailKeys);
+  const zoneNamed = carriedZones(packed.feedZones);
   const tails: SeriesTail[] = [];
   for (let i = 0; i < stringCount(packed.tails); i++) {
-    tails.push(new LazyTail(tailKey(i), () => JSON.parse(recipe(i)) as OnDemandRecipe));
+    tails.push(new LazyTail(tailKey(i), () => JSON.parse(recipe(i)) as OnDemandRecipe, zoneNamed));
   }
   let diagnostics: readonly Diagnostic[] | undefined;
   return {
@@ -163,6 +172,26 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
 }
 
 /**
+ * Zones by name for a packed snapshot's series: the feed's own VTIMEZONEs it
+ * carries (each read once, when first used), else the zone database's.
+ */
+function carriedZones(feedZones: string): (name: string) => ZoneRules | undefined {
+  const definitions = new Map(JSON.parse(feedZones) as [string, unknown[]][]);
+  const read = new Map<string, ZoneRules>();
+  return (name) => {
+    const definition = definitions.get(name);
+    if (definition === undefined) return ianaZone(name);
+    let zone = read.get(name);
+    if (zone === undefined) {
+      // The worker read this VTIMEZONE before packing it, so it reads here too.
+      zone = vtimezoneZone(name, definition);
+      read.set(name, zone);
+    }
+    return zone;
+  };
+}
+
+/**
  * An on-demand series rebuilt from its recipe when a search first asks for
  * it, so a snapshot of 10,000 such series costs the main thread nothing until
  * searched (and then a little per series, inside the search's budget).
@@ -172,12 +201,13 @@ class LazyTail implements SeriesTail {
   constructor(
     readonly uidKey: string,
     private readonly recipe: () => OnDemandRecipe,
+    private readonly zoneNamed: (name: string) => ZoneRules | undefined,
   ) {}
 
   private series(): OnDemandSeries {
     if (this.built === undefined) {
-      const built = OnDemandSeries.fromRecipe(this.recipe(), ianaZone);
-      // packSnapshot only packs series whose zones every thread knows by name.
+      const built = OnDemandSeries.fromRecipe(this.recipe(), this.zoneNamed);
+      // packSnapshot packs only series whose zones are the zone database's or carried with it.
       if (built === undefined) throw new Error("an on-demand series names a zone unknown on this thread");
       this.built = built;
     }

@@ -201,6 +201,7 @@ export class CalendarStore {
       const snapshot = await ingestFeed(read.bytes, config, this.feeds, this.limits(attemptAt), attemptAt, {
         partialAllowed,
         feedDigest: read.version.digest,
+        handOver: true,
       });
       if (snapshot.partial === true) {
         this.swapInPartial(state, snapshot, attemptAt);

@@ -18,6 +18,24 @@ const readAt = Date.UTC(2026, 10, 29);
 const ingest = (text: string, deadlineMs?: number) =>
   ingestFeed(Buffer.from(text), { id: "t" }, DEFAULT_FEED_LIMITS, defaultLimits(readAt), readAt, { deadlineMs });
 const year = { start: Date.UTC(2026, 10, 1), endExclusive: Date.UTC(2027, 10, 1) };
+/** A VTIMEZONE of a feed's own, UTC+1 with UTC+2 in summer (EU rules), under a name no zone database knows. */
+const officeSummerZone = [
+  "BEGIN:VTIMEZONE",
+  "TZID:Office Summer",
+  "BEGIN:STANDARD",
+  "DTSTART:19701025T030000",
+  "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU",
+  "TZOFFSETFROM:+0200",
+  "TZOFFSETTO:+0100",
+  "END:STANDARD",
+  "BEGIN:DAYLIGHT",
+  "DTSTART:19700329T020000",
+  "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU",
+  "TZOFFSETFROM:+0100",
+  "TZOFFSETTO:+0200",
+  "END:DAYLIGHT",
+  "END:VTIMEZONE",
+];
 
 describe("ingestFeed", () => {
   it("answers as a build on this thread does", async () => {
@@ -46,18 +64,63 @@ describe("ingestFeed", () => {
     expect(delay.max / 1e6).toBeLessThan(500);
   });
 
-  it("builds a series in a feed's own VTIMEZONE on this thread, and answers it", async () => {
+  it("builds a series in a feed's own VTIMEZONE in a worker too: the zone travels with the snapshot", async () => {
     const text = ics(
       "X-WR-TIMEZONE:UTC",
       ...plusThreeZone("Office Time"),
       ...vevent("UID:custom", "DTSTART;TZID=Office Time:20200101T090000", "RRULE:FREQ=DAILY"),
+      // A zone of the feed's own with summer time: its rules, not one offset, cross with it.
+      ...officeSummerZone,
+      ...vevent("UID:summer", "DTSTART;TZID=Office Summer:20200101T120000", "RRULE:FREQ=DAILY"),
     );
     const snapshot = await ingest(text);
-    const far = searchAll(snapshot, { start: Date.UTC(2150, 0, 1), endExclusive: Date.UTC(2150, 0, 3) }, "startWithin");
-    expect(far.map((occurrence) => new Date(occurrence.start).toISOString())).toEqual([
+    // Rebuilt here from its recipe, as every packed snapshot's series are.
+    expect(snapshot.tails[0]).not.toBeInstanceOf(OnDemandSeries);
+    const starts = (start: number) =>
+      searchAll(snapshot, { start, endExclusive: start + 2 * 86_400_000 }, "startWithin").map((occurrence) =>
+        new Date(occurrence.start).toISOString(),
+      );
+    expect(starts(Date.UTC(2150, 0, 1))).toEqual([
       "2150-01-01T06:00:00.000Z",
+      "2150-01-01T11:00:00.000Z",
       "2150-01-02T06:00:00.000Z",
+      "2150-01-02T11:00:00.000Z",
     ]);
+    expect(starts(Date.UTC(2150, 6, 1))).toEqual([
+      "2150-07-01T06:00:00.000Z",
+      "2150-07-01T10:00:00.000Z",
+      "2150-07-02T06:00:00.000Z",
+      "2150-07-02T10:00:00.000Z",
+    ]);
+  });
+
+  it("moves bytes handed over in a buffer of their own to its worker, and copies any others", async () => {
+    const text = generateFeed(readAt, { singles: 50, series: 5 });
+    const encoded = Buffer.from(text);
+    const ownBuffer = () => {
+      const own = new Uint8Array(encoded.length);
+      own.set(encoded);
+      return own;
+    };
+    const build = (bytes: Uint8Array, handOver: boolean) =>
+      ingestFeed(bytes, { id: "t" }, DEFAULT_FEED_LIMITS, defaultLimits(readAt), readAt, { handOver });
+
+    const moved = ownBuffer();
+    const built = await build(moved, true);
+    expect(moved.byteLength).toBe(0);
+    expect(built.eventCount).toBe(55);
+
+    const kept = ownBuffer();
+    await build(kept, false);
+    expect(Buffer.from(kept).equals(encoded)).toBe(true);
+
+    // A view of a larger buffer (a slice of Node's pool, say) shares it with others: never moved.
+    const larger = new Uint8Array(encoded.length + 16);
+    larger.set(encoded, 8);
+    const view = larger.subarray(8, 8 + encoded.length);
+    expect((await build(view, true)).eventCount).toBe(55);
+    expect(view.byteLength).toBe(encoded.length);
+    expect(larger.byteLength).toBe(encoded.length + 16);
   });
 
   it("stops a build past its deadline as a parse error, and the next build still runs", async () => {
