@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NotICalendarError, parseCalendar, parseDuration } from "../../src/ics/parse-calendar.js";
 import { localToInstant } from "../../src/time/zone-rules.js";
-import { ics, plusThreeZone, vevent } from "../support/feeds.js";
+import { ics, plusThreeZone, summerTimeZone, vevent } from "../support/feeds.js";
 
 function only(text: string) {
   const parsed = parseCalendar(text);
@@ -58,21 +58,7 @@ describe("zones of DATE-TIME values", () => {
 
   it("uses the feed's own VTIMEZONE when the TZID is neither IANA nor Windows", () => {
     const text = ics(
-      "BEGIN:VTIMEZONE",
-      "TZID:Custom Office Time",
-      "BEGIN:STANDARD",
-      "DTSTART:19701025T030000",
-      "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU",
-      "TZOFFSETFROM:+0200",
-      "TZOFFSETTO:+0100",
-      "END:STANDARD",
-      "BEGIN:DAYLIGHT",
-      "DTSTART:19700329T020000",
-      "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU",
-      "TZOFFSETFROM:+0100",
-      "TZOFFSETTO:+0200",
-      "END:DAYLIGHT",
-      "END:VTIMEZONE",
+      ...summerTimeZone("Custom Office Time"),
       ...vevent("UID:c", "DTSTART;TZID=Custom Office Time:20260715T090000"),
       ...vevent("UID:d", "DTSTART;TZID=Custom Office Time:20261215T090000"),
     );

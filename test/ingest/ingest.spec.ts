@@ -12,30 +12,12 @@ import { OnDemandSeries } from "../../src/expand/series-tail.js";
 import { FeedFailure } from "../../src/feeds/feed-read.js";
 import { ingestFeed } from "../../src/ingest/ingest.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
-import { ics, plusThreeZone, searchAll, snapshotOf, vevent } from "../support/feeds.js";
+import { ics, plusThreeZone, searchAll, snapshotOf, summerTimeZone, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);
 const ingest = (text: string, deadlineMs?: number) =>
   ingestFeed(Buffer.from(text), { id: "t" }, DEFAULT_FEED_LIMITS, defaultLimits(readAt), readAt, { deadlineMs });
 const year = { start: Date.UTC(2026, 10, 1), endExclusive: Date.UTC(2027, 10, 1) };
-/** A VTIMEZONE of a feed's own, UTC+1 with UTC+2 in summer (EU rules), under a name no zone database knows. */
-const officeSummerZone = [
-  "BEGIN:VTIMEZONE",
-  "TZID:Office Summer",
-  "BEGIN:STANDARD",
-  "DTSTART:19701025T030000",
-  "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU",
-  "TZOFFSETFROM:+0200",
-  "TZOFFSETTO:+0100",
-  "END:STANDARD",
-  "BEGIN:DAYLIGHT",
-  "DTSTART:19700329T020000",
-  "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU",
-  "TZOFFSETFROM:+0100",
-  "TZOFFSETTO:+0200",
-  "END:DAYLIGHT",
-  "END:VTIMEZONE",
-];
 
 describe("ingestFeed", () => {
   it("answers as a build on this thread does", async () => {
@@ -70,7 +52,7 @@ describe("ingestFeed", () => {
       ...plusThreeZone("Office Time"),
       ...vevent("UID:custom", "DTSTART;TZID=Office Time:20200101T090000", "RRULE:FREQ=DAILY"),
       // A zone of the feed's own with summer time: its rules, not one offset, cross with it.
-      ...officeSummerZone,
+      ...summerTimeZone("Office Summer"),
       ...vevent("UID:summer", "DTSTART;TZID=Office Summer:20200101T120000", "RRULE:FREQ=DAILY"),
     );
     const snapshot = await ingest(text);

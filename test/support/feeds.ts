@@ -37,6 +37,27 @@ export function plusThreeZone(tzid: string, extra: readonly string[] = [], begin
   ];
 }
 
+/** A VTIMEZONE of a feed's own: UTC+1, with UTC+2 in summer by the EU's rules (the last Sundays of March and October). */
+export function summerTimeZone(tzid: string): string[] {
+  return [
+    "BEGIN:VTIMEZONE",
+    `TZID:${tzid}`,
+    "BEGIN:STANDARD",
+    "DTSTART:19701025T030000",
+    "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU",
+    "TZOFFSETFROM:+0200",
+    "TZOFFSETTO:+0100",
+    "END:STANDARD",
+    "BEGIN:DAYLIGHT",
+    "DTSTART:19700329T020000",
+    "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU",
+    "TZOFFSETFROM:+0100",
+    "TZOFFSETTO:+0200",
+    "END:DAYLIGHT",
+    "END:VTIMEZONE",
+  ];
+}
+
 /** One VEVENT's lines. */
 export function vevent(...lines: string[]): string[] {
   return ["BEGIN:VEVENT", "DTSTAMP:20260901T000000Z", ...lines, "END:VEVENT"];
