@@ -15,7 +15,6 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import { Duplex } from "node:stream";
 import tls from "node:tls";
 import type { ConnectionSettings } from "../config/server-config.js";
 import { ConnectionGate } from "./connection-gate.js";
@@ -82,9 +81,9 @@ export async function listenDualProtocol(
   let draining = false;
   // The socket under the session being created: Node hides it behind a proxy that cannot be destroyed.
   let arriving: net.Socket | undefined;
-  const toHttp2 = (transport: Duplex, socket: net.Socket) => {
+  const toHttp2 = (socket: net.Socket) => {
     arriving = socket;
-    h2.emit("connection", transport);
+    h2.emit("connection", socket);
     arriving = undefined;
   };
   h2.on("session", (session) => {
@@ -128,10 +127,13 @@ export async function listenDualProtocol(
       unsniffed.delete(socket);
       socket.off("data", onData);
       socket.pause();
+      // Put back what was read: the HTTP/1.1 server reads it from the socket
+      // first, and an HTTP/2 session takes it from the socket's buffer before
+      // it reads the socket's handle itself, so its bytes never pass through JS.
+      socket.unshift(seen);
       if (isHttp2) {
-        toHttp2(replayingStream(socket, seen), socket);
+        toHttp2(socket);
       } else {
-        socket.unshift(seen);
         h1.emit("connection", socket);
         socket.resume();
       }
@@ -145,7 +147,7 @@ export async function listenDualProtocol(
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     const protocol = socket instanceof tls.TLSSocket ? socket.alpnProtocol : false;
-    if (protocol === "h2") toHttp2(socket, socket);
+    if (protocol === "h2") toHttp2(socket);
     else if (protocol === "http/1.1") toHttp1(socket);
     else sniff(socket);
   };
@@ -235,34 +237,4 @@ function keepSessionHonest(session: http2.Http2Session, settings: ConnectionSett
     if (!sent) clearTimeout(unanswered);
   });
   session.once("close", () => clearTimeout(firstRequest));
-}
-
-/**
- * The socket as a stream that first replays the bytes already read. The
- * HTTP/2 server reads a plain socket's handle directly, below any bytes put
- * back with unshift(), so it gets this stream instead.
- */
-function replayingStream(socket: net.Socket, consumed: Buffer): Duplex {
-  const stream = new Duplex({
-    read() {
-      socket.resume();
-    },
-    write(chunk, encoding, callback) {
-      socket.write(chunk, encoding, callback);
-    },
-    final(callback) {
-      socket.end(callback);
-    },
-    destroy(error, callback) {
-      socket.destroy(error ?? undefined);
-      callback(error);
-    },
-  });
-  stream.push(consumed);
-  socket.on("data", (chunk) => {
-    if (!stream.push(chunk)) socket.pause();
-  });
-  socket.on("end", () => stream.push(null));
-  socket.on("close", () => stream.destroy());
-  return stream;
 }
