@@ -49,8 +49,9 @@ export const BUILD_DEADLINE_MS = 60_000;
 /**
  * A worker whose heap a build grew by more than this is retired rather than
  * kept: V8 keeps a heap it has grown, so after one 100k-event feed (about
- * +110 MiB) or a feed of 10,000 series (about +300 MiB) each worker would
- * hold that much for good. A 10k-event feed grows it by about 20 MiB and
+ * +140 MiB on a fresh worker) or a feed of 10,000 hourly series (about
+ * +190 MiB) each worker would hold that much for good. A 10k-event feed
+ * grows a fresh worker's heap by about 46 MiB, a warm one's by about 20, and
  * keeps its worker warm, reload after reload (its heap rises and falls with
  * V8's collections, so the heap's size alone would retire it every tenth
  * build and cost a cold start). A feed big enough to grow a fresh worker's
