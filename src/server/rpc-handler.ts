@@ -10,6 +10,9 @@
  *   a made-up token cannot make the server buffer 60 MB;
  * - how long a request body may take, for calls whose request is a single
  *   message (unary and server-streaming);
+ * - when a call starts: one per turn of the event loop, connections taking
+ *   turns (fair-start.ts), so one connection's burst of streams does not
+ *   hold another's call;
  * - how a call refused by the protocol layer ended (over the limit, not
  *   parseable, wrong content type, cut by its client), since calq's
  *   interceptors never see those: each gets its RPC log line and metric,
@@ -41,6 +44,7 @@ import { codeName } from "../rpc/status.js";
 import { CALL_INFO, CONNECTION } from "./call-info.js";
 import type { CallListener, CallOutcome } from "./call-observer.js";
 import { callCutShort, malformedRequestError } from "./errors.js";
+import { FairStart } from "./fair-start.js";
 import { settleOutcome } from "./protocol-outcome.js";
 
 type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
@@ -105,17 +109,17 @@ export function rpcHandler(options: RpcHandlerOptions): (request: NodeRequest, r
     return [large.get(path)!, { maxBytes: options.maxLargeRequestBytes, allowance: "admin" }];
   }
 
-  async function serve(request: NodeRequest, response: NodeResponse): Promise<void> {
+  /** Serves a call that arrived at `started` (performance.now()): its log line and metric count its wait to start. */
+  async function serve(request: NodeRequest, response: NodeResponse, started: number): Promise<void> {
     const path = request.url?.split("?", 2)[0] ?? "";
     if (!small.has(path)) {
       response.writeHead(404).end();
       return;
     }
-    const started = performance.now();
     const [handler, admission] = await admit(path, request, response);
     const values = options.contextValues(request);
     values.set(ADMISSION, admission);
-    values.set(CONNECTION, "stream" in request ? request.stream.session : request.socket);
+    values.set(CONNECTION, connectionOf(request));
     const correlationId = randomUUID();
 
     let reported = false;
@@ -176,11 +180,15 @@ export function rpcHandler(options: RpcHandlerOptions): (request: NodeRequest, r
     }
   }
 
-  return (request, response) => {
-    void serve(request, response).catch(() => {
+  const starting = new FairStart<[NodeRequest, NodeResponse, number]>(([request, response, arrived]) => {
+    void serve(request, response, arrived).catch(() => {
       // serve() reports its own failures; this is a write to a connection already gone.
       if (!response.headersSent) response.destroy();
     });
+  });
+  return (request, response) => {
+    // A stream whose session is already gone takes a turn of its own.
+    starting.add(connectionOf(request) ?? request, [request, response, performance.now()]);
   };
 }
 
@@ -239,6 +247,11 @@ function tooLarge(admission: Admission, cause: ConnectError): ConnectError {
         cause,
       );
   }
+}
+
+/** The connection a request came on: its HTTP/2 session (undefined once gone), or its socket. */
+function connectionOf(request: NodeRequest): object | undefined {
+  return "stream" in request ? request.stream.session : request.socket;
 }
 
 /** Whether the client went away before the response was complete: reset its stream (HTTP/2) or closed its connection (HTTP/1.1). */
