@@ -548,6 +548,7 @@ async function main(): Promise<void> {
     for (const attack of ATTACKS.filter((each) => ONLY === undefined || each.name.includes(ONLY))) {
       // Each attack meets a fresh server: its row is its own, not what the last one left for V8 to collect.
       const rig = await startRig(dir);
+      let trace: NodeJS.Timeout | undefined;
       try {
         const { target, idle, idleRss } = rig;
         console.log(
@@ -555,11 +556,7 @@ async function main(): Promise<void> {
         );
         if (process.env.CALQ_BENCH_RSS_TRACE) {
           const started = Date.now();
-          const trace = setInterval(
-            () => console.error(`rss ${((Date.now() - started) / 1000).toFixed(1)} s ${fixed(rssMiB(target.pid))}`),
-            200,
-          );
-          trace.unref();
+          trace = setInterval(() => console.error(`rss ${((Date.now() - started) / 1000).toFixed(1)} s ${fixed(rssMiB(target.pid))}`), 200);
         }
         const row = await measure(attack, rig);
         rows.push(row);
@@ -569,6 +566,8 @@ async function main(): Promise<void> {
             `recovered in ${row.recoveryMs === undefined ? "> 30 s" : `${fixed(row.recoveryMs)} ms`}; ${row.observed}`,
         );
       } finally {
+        // Before the server goes: its /proc entry goes with it.
+        clearInterval(trace);
         rig.stop();
       }
     }

@@ -18,6 +18,9 @@ export interface CallInfo {
 /** Where a call's CallInfo sits among its context values; undefined outside a served call. */
 export const CALL_INFO = createContextKey<CallInfo | undefined>(undefined, { description: "calq call info" });
 
+/** When a call's headers arrived (performance.now()): its duration counts any wait to start (fair-start.ts). */
+export const ARRIVED_AT = createContextKey<number | undefined>(undefined, { description: "calq call arrival" });
+
 /** The connection a call arrived on (an HTTP/2 session or an HTTP/1.1 socket), for bounds kept per connection. */
 export const CONNECTION = createContextKey<object | undefined>(undefined, { description: "calq connection" });
 

@@ -11,7 +11,7 @@ import type { ConnectError, Interceptor, StreamResponse } from "@connectrpc/conn
 import { CalqError } from "../calq-error.js";
 import type { Logger } from "../logging/logger.js";
 import { codeName } from "../rpc/status.js";
-import { CALL_INFO, type CallInfo } from "./call-info.js";
+import { ARRIVED_AT, CALL_INFO, type CallInfo } from "./call-info.js";
 import { callCutShort, toWireError } from "./errors.js";
 
 /** How one call ended. */
@@ -36,7 +36,7 @@ export function observeCalls(log: Logger, listeners: readonly CallListener[]): I
   return (next) => async (request) => {
     const info: CallInfo = { correlationId: randomUUID() };
     request.contextValues.set(CALL_INFO, info);
-    const started = performance.now();
+    const started = request.contextValues.get(ARRIVED_AT) ?? performance.now();
     const end = (error?: ConnectError) => {
       // A call cut short by its deadline or by the client ended with the signal's reason, not OK.
       const cause = error ?? (request.signal.aborted ? callCutShort(request.signal.reason) : undefined);

@@ -132,6 +132,9 @@ export async function listenDualProtocol(
       // it reads the socket's handle itself, so its bytes never pass through JS.
       socket.unshift(seen);
       if (isHttp2) {
+        // A TLS client that offered no ALPN but speaks HTTP/2: say so, as ALPN would
+        // have, or Node's HTTP/2 server takes it for an unknown protocol and closes it.
+        if (socket instanceof tls.TLSSocket) (socket as { alpnProtocol: string | false }).alpnProtocol = "h2";
         toHttp2(socket);
       } else {
         h1.emit("connection", socket);

@@ -41,7 +41,7 @@ import {
   universalResponseToNodeResponse,
 } from "@connectrpc/connect-node";
 import { codeName } from "../rpc/status.js";
-import { CALL_INFO, CONNECTION } from "./call-info.js";
+import { ARRIVED_AT, CALL_INFO, CONNECTION } from "./call-info.js";
 import type { CallListener, CallOutcome } from "./call-observer.js";
 import { callCutShort, malformedRequestError } from "./errors.js";
 import { FairStart } from "./fair-start.js";
@@ -49,6 +49,12 @@ import { settleOutcome } from "./protocol-outcome.js";
 
 type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
 type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
+
+/** When a call's headers arrived, and whether its response has closed since (the client left). */
+interface Arrival {
+  readonly at: number;
+  left: boolean;
+}
 
 /** Why a request got the body limit it got. */
 type Allowance = "small" | "admin" | "large_bodies_busy";
@@ -98,29 +104,51 @@ export function rpcHandler(options: RpcHandlerOptions): (request: NodeRequest, r
   const largePrefix = `/${options.largeBodyService}/`;
   let largeInFlight = 0;
 
-  /** Chooses the handler and limit; a feed-sized allowance holds a place until the response closes. */
-  async function admit(path: string, request: NodeRequest, response: NodeResponse): Promise<[UniversalHandler, Admission]> {
+  /**
+   * Chooses the handler and limit; a feed-sized allowance holds a place until
+   * the response closes (so never for one that has closed already).
+   */
+  async function admit(
+    path: string,
+    request: NodeRequest,
+    response: NodeResponse,
+    arrival: Arrival,
+  ): Promise<[UniversalHandler, Admission]> {
     const handler = small.get(path)!;
     const smallAdmission: Admission = { maxBytes: options.maxRequestBytes, allowance: "small" };
-    if (!path.startsWith(largePrefix) || !(await options.isVerifiedAdmin(request))) return [handler, smallAdmission];
+    if (!path.startsWith(largePrefix) || !(await options.isVerifiedAdmin(request)) || arrival.left) return [handler, smallAdmission];
     if (largeInFlight >= options.maxLargeBodies) return [handler, { ...smallAdmission, allowance: "large_bodies_busy" }];
     largeInFlight++;
     response.once("close", () => largeInFlight--);
     return [large.get(path)!, { maxBytes: options.maxLargeRequestBytes, allowance: "admin" }];
   }
 
-  /** Serves a call that arrived at `started` (performance.now()): its log line and metric count its wait to start. */
-  async function serve(request: NodeRequest, response: NodeResponse, started: number): Promise<void> {
+  /** Serves a call once its turn to start has come (fair-start.ts); its log line and metric count the wait. */
+  async function serve(request: NodeRequest, response: NodeResponse, arrival: Arrival): Promise<void> {
     const path = request.url?.split("?", 2)[0] ?? "";
     if (!small.has(path)) {
       response.writeHead(404).end();
       return;
     }
-    const [handler, admission] = await admit(path, request, response);
+    const started = arrival.at;
+    const [handler, admission] = await admit(path, request, response, arrival);
+    const correlationId = randomUUID();
+    if (arrival.left) {
+      // Reset while it waited to start (or to be admitted): nothing of it will ever arrive, or be read.
+      const outcome: CallOutcome = {
+        service: handler.service.typeName,
+        method: handler.method.name,
+        code: codeName(Code.Canceled),
+        durationMs: performance.now() - started,
+        correlationId,
+      };
+      for (const listener of options.listeners) listener(outcome);
+      return;
+    }
     const values = options.contextValues(request);
     values.set(ADMISSION, admission);
     values.set(CONNECTION, connectionOf(request));
-    const correlationId = randomUUID();
+    values.set(ARRIVED_AT, started);
 
     let reported = false;
     /** One outcome per call: the interceptors report the calls they saw, this the others. */
@@ -139,12 +167,16 @@ export function rpcHandler(options: RpcHandlerOptions): (request: NodeRequest, r
 
     let timedOut = false;
     const kind = handler.method.methodKind;
+    // Counted from the headers' arrival, not from the call's start.
     const bodyTimer =
       kind === "unary" || kind === "server_streaming"
-        ? setTimeout(() => {
-            timedOut = true;
-            cutRequest(request);
-          }, options.requestTimeoutMs)
+        ? setTimeout(
+            () => {
+              timedOut = true;
+              cutRequest(request);
+            },
+            Math.max(0, options.requestTimeoutMs - (performance.now() - started)),
+          )
         : undefined;
     const stopTimer = () => clearTimeout(bodyTimer);
     request.once("end", stopTimer);
@@ -180,15 +212,19 @@ export function rpcHandler(options: RpcHandlerOptions): (request: NodeRequest, r
     }
   }
 
-  const starting = new FairStart<[NodeRequest, NodeResponse, number]>(([request, response, arrived]) => {
-    void serve(request, response, arrived).catch(() => {
+  const starting = new FairStart<[NodeRequest, NodeResponse, Arrival]>(([request, response, arrival]) => {
+    void serve(request, response, arrival).catch(() => {
       // serve() reports its own failures; this is a write to a connection already gone.
       if (!response.headersSent) response.destroy();
     });
   });
   return (request, response) => {
+    const arrival: Arrival = { at: performance.now(), left: false };
+    response.once("close", () => {
+      arrival.left = true;
+    });
     // A stream whose session is already gone takes a turn of its own.
-    starting.add(connectionOf(request) ?? request, [request, response, performance.now()]);
+    starting.add(connectionOf(request) ?? request, [request, response, arrival]);
   };
 }
 

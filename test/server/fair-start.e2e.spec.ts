@@ -1,14 +1,15 @@
 /**
- * Calls start one per turn of the event loop, connections taking turns
- * (src/server/fair-start.ts): a connection that opens its hundred streams at
- * once does not hold another connection's call behind all of them. Real
- * sockets: a bare HTTP/2 client bursts, a gRPC client (grpc-js) calls.
+ * Calls start a few per turn of the event loop, connections taking turns
+ * (src/server/fair-start.ts): connections that open their hundred streams at
+ * once do not hold another connection's call behind all of them, and a call
+ * its client resets while it waits is logged and holds nothing. Real
+ * sockets: bare HTTP/2 clients burst, a gRPC client (grpc-js) calls.
  */
 import http2 from "node:http2";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
 import { HealthCheckRequestSchema } from "../../gen/grpc/health/v1/health_pb.js";
-import { ics } from "../support/feeds.js";
+import { feed, ics } from "../support/feeds.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
 import { grpcFrame } from "../support/raw-http.js";
 import { startTestServer } from "../support/test-server.js";
@@ -18,10 +19,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** Connections that burst, each with as many streams as a connection may open at once (100). */
+const BURSTERS = 4;
 const BURST = 100;
 
-describe("a burst of streams on one connection", () => {
-  it("does not hold a call on another connection behind it", async () => {
+describe("bursts of streams", () => {
+  it("do not hold a call on another connection behind them", async () => {
     const lines: Record<string, unknown>[] = [];
     const served = await startTestServer({
       calendars: { work: ics() },
@@ -35,28 +38,34 @@ describe("a burst of streams on one connection", () => {
     const caller = new CalqGrpcClient(served.address, "reader-token");
     cleanups.push(() => caller.close());
     await caller.listCalendars(); // the caller's connection is up before the burst
-    const burster = http2.connect(`http://${served.address}`);
-    burster.on("error", () => {});
-    cleanups.push(() => void burster.destroy());
+    const bursters = Array.from({ length: BURSTERS }, () => {
+      const burster = http2.connect(`http://${served.address}`);
+      burster.on("error", () => {});
+      cleanups.push(() => void burster.destroy());
+      return burster;
+    });
+    await Promise.all(bursters.map((burster) => new Promise((resolve) => burster.once("connect", resolve))));
 
     const frame = grpcFrame(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema)));
     let firstAnswered!: () => void;
     const first = new Promise<void>((resolve) => (firstAnswered = resolve));
-    const burst = Array.from(
-      { length: BURST },
-      () =>
-        new Promise<void>((resolve) => {
-          const stream = burster.request({
-            ":method": "POST",
-            ":path": "/grpc.health.v1.Health/Check",
-            "content-type": "application/grpc",
-            te: "trailers",
-          });
-          stream.on("response", firstAnswered);
-          stream.on("close", resolve);
-          stream.resume();
-          stream.end(frame);
-        }),
+    const burst = bursters.flatMap((burster) =>
+      Array.from(
+        { length: BURST },
+        () =>
+          new Promise<void>((resolve) => {
+            const stream = burster.request({
+              ":method": "POST",
+              ":path": "/grpc.health.v1.Health/Check",
+              "content-type": "application/grpc",
+              te: "trailers",
+            });
+            stream.on("response", firstAnswered);
+            stream.on("close", resolve);
+            stream.resume();
+            stream.end(frame);
+          }),
+      ),
     );
     // By the first answer, the server has read the whole burst; only now does the other connection call.
     await first;
@@ -65,8 +74,73 @@ describe("a burst of streams on one connection", () => {
     const calls = lines.filter((line) => line.msg === "rpc").map((line) => String(line.method));
     const listed = calls.lastIndexOf("calq.v1.CalendarService/ListCalendars");
     const checksBefore = calls.slice(0, listed).filter((method) => method === "grpc.health.v1.Health/Check").length;
-    expect(calls.filter((method) => method === "grpc.health.v1.Health/Check")).toHaveLength(BURST);
-    // Served in arrival order, the call would follow all of the burst; taking turns, it follows a few of it.
-    expect(checksBefore).toBeLessThan(BURST / 2);
+    expect(calls.filter((method) => method === "grpc.health.v1.Health/Check")).toHaveLength(BURSTERS * BURST);
+    // Served in arrival order, the call would follow all of the bursts; taking turns, it follows a few turns' starts.
+    expect(checksBefore).toBeLessThan(BURST);
+  });
+
+  it("logs a call its client resets while it waits to start as CANCELLED, and it holds no feed-sized upload place", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const calendar = (summary: string, padding = 0) =>
+      feed(
+        ["X-WR-TIMEZONE:UTC"],
+        [
+          "UID:one@calq.test",
+          "DTSTART:20261002T020000Z",
+          "DTEND:20261002T030000Z",
+          `SUMMARY:${summary}`,
+          `DESCRIPTION:${"x".repeat(padding)}`,
+        ],
+      );
+    const served = await startTestServer({
+      calendars: { work: calendar("standup") },
+      config: {
+        calendars: [{ id: "work", source: "work.ics", readers: [] }],
+        principals: [{ id: "ops", tokens: ["token-ops"], capabilities: ["calendar.admin"] }],
+      },
+      log: (record) => lines.push(record),
+      serve: { maxLargeBodies: 1 },
+    });
+    cleanups.push(() => served.close());
+    const burster = http2.connect(`http://${served.address}`);
+    burster.on("error", () => {});
+    cleanups.push(() => void burster.destroy());
+
+    // A burst on one connection, then an upload behind it whose body is still coming.
+    const frame = grpcFrame(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema)));
+    let firstAnswered!: () => void;
+    const first = new Promise<void>((resolve) => (firstAnswered = resolve));
+    for (let i = 0; i < 90; i++) {
+      const stream = burster.request({
+        ":method": "POST",
+        ":path": "/grpc.health.v1.Health/Check",
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
+      stream.on("error", () => {});
+      stream.on("response", firstAnswered);
+      stream.resume();
+      stream.end(frame);
+    }
+    const upload = burster.request({
+      ":method": "POST",
+      ":path": "/calq.v1.CalendarAdminService/ImportCalendar",
+      "content-type": "application/grpc",
+      te: "trailers",
+      authorization: "Bearer token-ops",
+    });
+    upload.on("error", () => {});
+    upload.write(grpcFrame(Buffer.alloc(1024, 0x41), 200 * 1024));
+    // The server is serving the burst; the upload still waits for its turn when its client resets it.
+    await first;
+    upload.close(http2.constants.NGHTTP2_CANCEL);
+
+    await expect
+      .poll(() => lines.find((line) => line.msg === "rpc" && line.method === "calq.v1.CalendarAdminService/ImportCalendar"))
+      .toMatchObject({ code: "CANCELLED" });
+    // The one feed-sized upload place is free: a real upload gets it.
+    const admin = new CalqGrpcClient(served.address, "token-ops");
+    cleanups.push(() => admin.close());
+    await expect(admin.importCalendar({ calendarId: "work", ics: Buffer.from(calendar("big", 100 * 1024)) })).resolves.toBeDefined();
   });
 });

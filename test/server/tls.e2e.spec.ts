@@ -6,6 +6,8 @@
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http2 from "node:http2";
+import https from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import tls from "node:tls";
@@ -21,10 +23,11 @@ import {
   type GetCallerContextResponse,
   GetCallerContextResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
+import { HealthCheckRequestSchema } from "../../gen/grpc/health/v1/health_pb.js";
 import { DEFAULT_SERVE_SETTINGS, type TlsSettings } from "../../src/config/server-config.js";
 import { certificateAuthority, leafCertificate, type Pem } from "../support/certificates.js";
 import { ics, vevent } from "../support/feeds.js";
-import { closedWithin, rawSocket } from "../support/raw-http.js";
+import { closedWithin, grpcFrame, rawSocket } from "../support/raw-http.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 let dir: string;
@@ -116,6 +119,52 @@ describe("TLS", () => {
       ...["--calendar", "primary", "--start", "2026-10-02", "--end-exclusive", "2026-10-03", "--timezone", "UTC", "--mode", "overlap"],
     ]);
     expect(stdout).toMatch(/2026-10-02 02:00 \+00:00\s+2026-10-02 03:00 \+00:00\s+inside\s+A/);
+  });
+
+  it("serves HTTP/2 and HTTP/1.1 to TLS clients that offer no ALPN, sorted by their first bytes", async () => {
+    const [host, port] = [served.address.split(":")[0], Number(served.address.split(":")[1])];
+    const session = http2.connect(`https://${served.address}`, {
+      createConnection: () => tls.connect({ host, port, ca: ca.cert, servername: "calq.test" }),
+    });
+    session.on("error", () => {});
+    try {
+      const check = grpcFrame(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema)));
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/grpc.health.v1.Health/Check",
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
+      stream.resume();
+      stream.end(check);
+      const trailers = await new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
+        stream.on("trailers", resolve);
+        stream.on("error", reject);
+      });
+      expect(trailers["grpc-status"]).toBe("0");
+    } finally {
+      session.destroy();
+    }
+    const http1 = await new Promise<number>((resolve, reject) => {
+      const request = https.request(
+        {
+          host,
+          port,
+          path: "/grpc.health.v1.Health/Check",
+          method: "POST",
+          ca: ca.cert,
+          servername: "calq.test",
+          headers: { "content-type": "application/json" },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on("error", reject);
+      request.end("{}");
+    });
+    expect(http1).toBe(200);
   });
 
   it("still needs credentials: TLS alone names no one", async () => {
