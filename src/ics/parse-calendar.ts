@@ -470,8 +470,10 @@ class CalendarReader {
    * producer forms of tzid.ts; a TZID none of them knows is read as floating
    * (in the calendar's zone), with a warning, rather than losing the event.
    */
-  zone(tzid: string): ZoneRules | undefined {
-    if (this.resolved.has(tzid)) return this.resolved.get(tzid);
+  zone(written: string): ZoneRules | undefined {
+    if (this.resolved.has(written)) return this.resolved.get(written);
+    // Zones keep their name, some for the process's life (time/zones.ts caches them).
+    const tzid = ownString(written);
     let zone = ianaZone(tzid) ?? windowsZone(tzid) ?? this.definedZone(tzid);
     if (zone === undefined) {
       const reading = producerTzid(tzid);
