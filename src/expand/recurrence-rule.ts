@@ -196,6 +196,25 @@ export class RecurrenceRule {
     this.lastLocal = counted === undefined ? untilLocal : Math.min(counted.last, untilLocal ?? Infinity);
   }
 
+  /**
+   * The step between the rule's wall times when they are simply DTSTART plus
+   * whole steps: FREQ=HOURLY, MINUTELY or SECONDLY with no BY part but those
+   * DTSTART implies (its minute, its second). Undefined for any other rule.
+   */
+  get fixedStepMs(): number | undefined {
+    const { freq, interval = 1, byhour, byminute, bysecond } = this.options;
+    const others = [this.options.bysetpos, this.options.bymonth, this.options.bymonthday, this.options.byyearday];
+    if ([...others, this.options.byweekno, this.options.byweekday, byhour].some((part) => part != null)) return undefined;
+    const start = new Date(this.startLocal);
+    const only = (list: unknown, value: number) => Array.isArray(list) && list.length === 1 && list[0] === value;
+    const minuteOfStart = only(byminute, start.getUTCMinutes());
+    const secondOfStart = only(bysecond, start.getUTCSeconds());
+    if (freq === RRule.HOURLY && minuteOfStart && secondOfStart) return interval * HOUR_MS;
+    if (freq === RRule.MINUTELY && byminute == null && secondOfStart) return interval * MINUTE_MS;
+    if (freq === RRule.SECONDLY && byminute == null && bysecond == null) return interval * 1000;
+    return undefined;
+  }
+
   /** This rule as plain data; `fromRecipe` rebuilds it. */
   recipe(): RuleRecipe {
     return { options: this.options, startLocal: this.startLocal, lastLocal: this.lastLocal, countCut: this.countCut };

@@ -75,9 +75,15 @@ export class OnDemandSeries implements SeriesTail {
     return this.series.uidKey;
   }
 
-  /** Every slot whose occurrence may end after the window's start and start at or after the cursor's. */
+  /**
+   * Every slot whose occurrence may end after the window's start and start at
+   * or after the cursor's. An occurrence starts at its slot unless a
+   * THISANDFUTURE override moves it (reordered), so only then may a slot
+   * before the cursor's start give an occurrence after it.
+   */
   private reach(request: TailRequest): number {
-    return Math.max(request.start, request.startingFrom) - this.series.reachBehind;
+    const { reachBehind, reordered } = this.series;
+    return Math.max(request.start - reachBehind, request.startingFrom - (reordered ? reachBehind : 0));
   }
 
   earliestStart(request: TailRequest): number {
@@ -85,8 +91,11 @@ export class OnDemandSeries implements SeriesTail {
     const from = Math.max(this.reach(request), series.firstSlot);
     const to = Math.min(request.endExclusive + series.reachAhead, series.lastSlot + 1);
     // Slots the index holds are not this tail's: a window inside them asks nothing of it.
-    if (from < Math.min(to, indexedFrom)) return from - series.reachAhead;
-    const after = Math.max(from, indexedTo);
+    if (from < Math.min(to, indexedFrom)) {
+      const slot = series.slotBoundFrom(from);
+      if (slot < Math.min(to, indexedFrom)) return slot - series.reachAhead;
+    }
+    const after = series.slotBoundFrom(Math.max(from, indexedTo));
     return after < to ? after - series.reachAhead : Number.POSITIVE_INFINITY;
   }
 

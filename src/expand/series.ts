@@ -9,7 +9,7 @@
  * calendar's zone, one slot per local date.
  */
 import { DAY_MS, floorTo } from "../time/units.js";
-import { instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
+import { FixedOffsetZone, instantToLocal, localToInstant, type ZoneRules } from "../time/zone-rules.js";
 import type { Budget } from "./budget.js";
 import { type EventDetails, LAST_INSTANT, type Occurrence } from "./occurrence.js";
 import { RecurrenceRule, type RuleRecipe } from "./recurrence-rule.js";
@@ -191,6 +191,24 @@ export class Series {
     this.reachBehind = behind;
     this.reachAhead = ahead;
     this.reordered = futures.length > 0;
+  }
+
+  /**
+   * A lower bound on the first slot at or after `from`: `from` itself, or,
+   * for a series of one fixed-step rule (rule.fixedStepMs) with no RDATE and
+   * no THISANDFUTURE override in a zone of one offset (UTC), that slot
+   * exactly, found by arithmetic. A search merging 10,000 hourly series then
+   * opens the few whose next occurrence comes first, not every one. EXDATEs
+   * and COUNT only remove slots, so the bound never passes the first real one.
+   */
+  slotBoundFrom(from: number): number {
+    const { rules, rdates, futures, shape } = this.parts;
+    if (rules.length !== 1 || rdates.length > 0 || futures.length > 0 || shape.allDay || !(shape.zone instanceof FixedOffsetZone))
+      return from;
+    const step = rules[0].fixedStepMs;
+    if (step === undefined) return from;
+    if (from <= this.firstSlot) return this.firstSlot;
+    return this.firstSlot + Math.ceil((from - this.firstSlot) / step) * step;
   }
 
   /** This series as plain data; `fromRecipe` rebuilds it. */
