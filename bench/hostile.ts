@@ -427,7 +427,8 @@ async function measure(attack: Attack, rig: Rig): Promise<Row> {
     name: attack.name,
     p50: percentile(during, 50),
     p99: percentile(during, 99),
-    max: Math.max(...during),
+    // No search ended during a short attack: shown as "–", like its percentiles.
+    max: during.length === 0 ? Number.NaN : Math.max(...during),
     searches: during.length,
     rssPeakMiB: peak,
     idleP50: percentile(rig.idle, 50),
