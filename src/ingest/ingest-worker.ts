@@ -3,18 +3,27 @@
  * parse, expand, index, all at once: this thread serves no one else) and
  * hands it back packed, its arrays transferred.
  */
+import { setPriority } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { FeedFailure } from "../feeds/feed-read.js";
 import { buildSnapshot } from "../store/snapshot.js";
 import { feedText } from "./feed-text.js";
-import type { BuildAnswer, BuildTask } from "./ingest.js";
+import { BUILD_NICENESS, type BuildAnswer, type BuildTask } from "./ingest.js";
 import { packSnapshot } from "./packed-snapshot.js";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 const port = parentPort;
 if (port === null) throw new Error("ingest-worker runs as a worker thread only");
+
+try {
+  // This thread only (Linux keeps a nice value per thread): builds are background
+  // work, and on a busy machine the threads serving searches come first.
+  setPriority(BUILD_NICENESS);
+} catch {
+  // Not allowed here, or no such thing on this system: builds run at the service's own priority.
+}
 
 port.on("message", (task: BuildTask) => {
   const heapBefore = getHeapStatistics().total_heap_size;

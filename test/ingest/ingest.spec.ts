@@ -3,6 +3,7 @@
  * `calq check`): it builds in a worker thread, answers as a build on this
  * thread would, keeps the event loop free, and stops a build at its deadline.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { generateFeed, generateHourlySeries } from "../../bench/generate-feed.js";
@@ -10,7 +11,7 @@ import { DEFAULT_FEED_LIMITS } from "../../src/config/config-model.js";
 import { eventIdOf } from "../../src/expand/occurrence.js";
 import { OnDemandSeries } from "../../src/expand/series-tail.js";
 import { FeedFailure } from "../../src/feeds/feed-read.js";
-import { ingestFeed } from "../../src/ingest/ingest.js";
+import { BUILD_NICENESS, ingestFeed } from "../../src/ingest/ingest.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
 import { ics, plusThreeZone, searchAll, snapshotOf, summerTimeZone, vevent } from "../support/feeds.js";
 
@@ -104,6 +105,18 @@ describe("ingestFeed", () => {
     expect(view.byteLength).toBe(encoded.length);
     expect(larger.byteLength).toBe(encoded.length + 16);
   });
+
+  it.runIf(existsSync("/proc/self/task"))(
+    "builds at a lower CPU priority than the threads that serve: only the workers' own threads are niced",
+    async () => {
+      await ingest(generateFeed(readAt, { singles: 10, series: 0 }));
+      // Field 19 of /proc/<tid>/stat, counted after the command name's closing parenthesis (field 2).
+      const niceOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+      const threads = readdirSync("/proc/self/task").map((tid) => niceOf(readFileSync(`/proc/self/task/${tid}/stat`, "utf8")));
+      expect(threads).toContain(BUILD_NICENESS);
+      expect(niceOf(readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8"))).toBe(0);
+    },
+  );
 
   it("stops a build past its deadline as a parse error, and the next build still runs", async () => {
     const text = generateFeed(readAt, { singles: 20_000, series: 0 });
