@@ -202,9 +202,8 @@ export class RecurrenceRule {
    * DTSTART implies (its minute, its second). Undefined for any other rule.
    */
   get fixedStepMs(): number | undefined {
-    const { freq, interval = 1, byhour, byminute, bysecond } = this.options;
-    const others = [this.options.bysetpos, this.options.bymonth, this.options.bymonthday, this.options.byyearday];
-    if ([...others, this.options.byweekno, this.options.byweekday, byhour].some((part) => part != null)) return undefined;
+    const { freq, interval = 1, bysetpos, bymonth, bymonthday, byyearday, byweekno, byweekday, byhour, byminute, bysecond } = this.options;
+    if ([bysetpos, bymonth, bymonthday, byyearday, byweekno, byweekday, byhour].some((part) => part != null)) return undefined;
     const start = new Date(this.startLocal);
     const only = (list: unknown, value: number) => Array.isArray(list) && list.length === 1 && list[0] === value;
     const minuteOfStart = only(byminute, start.getUTCMinutes());

@@ -160,6 +160,8 @@ export class Series {
   readonly reachAhead: number;
   /** True when THISANDFUTURE overrides can move starts out of slot order (then `page` is ignored). */
   readonly reordered: boolean;
+  /** The step between slots, for a series whose slots are just firstSlot plus whole steps (slotBoundFrom). */
+  private readonly fixedStep: number | undefined;
 
   /** The UID digest of the series' event (overrides of it share the UID). */
   get uidKey(): string {
@@ -191,6 +193,10 @@ export class Series {
     this.reachBehind = behind;
     this.reachAhead = ahead;
     this.reordered = futures.length > 0;
+    // One fixed-step rule, no RDATE, no THISANDFUTURE override, in a zone of one offset: slots are instants a step apart.
+    const fixed =
+      parts.rules.length === 1 && rdates.length === 0 && futures.length === 0 && !shape.allDay && zone instanceof FixedOffsetZone;
+    this.fixedStep = fixed ? parts.rules[0].fixedStepMs : undefined;
   }
 
   /**
@@ -202,10 +208,7 @@ export class Series {
    * and COUNT only remove slots, so the bound never passes the first real one.
    */
   slotBoundFrom(from: number): number {
-    const { rules, rdates, futures, shape } = this.parts;
-    if (rules.length !== 1 || rdates.length > 0 || futures.length > 0 || shape.allDay || !(shape.zone instanceof FixedOffsetZone))
-      return from;
-    const step = rules[0].fixedStepMs;
+    const step = this.fixedStep;
     if (step === undefined) return from;
     if (from <= this.firstSlot) return this.firstSlot;
     return this.firstSlot + Math.ceil((from - this.firstSlot) / step) * step;
