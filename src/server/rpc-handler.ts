@@ -10,9 +10,9 @@
  *   a made-up token cannot make the server buffer 60 MB;
  * - how long a request body may take, for calls whose request is a single
  *   message (unary and server-streaming);
- * - when a call starts: one per turn of the event loop, connections taking
- *   turns (fair-start.ts), so one connection's burst of streams does not
- *   hold another's call;
+ * - when a call starts: a few per turn of the event loop, connections
+ *   taking turns (fair-start.ts), so one connection's burst of streams does
+ *   not hold another's call;
  * - how a call refused by the protocol layer ended (over the limit, not
  *   parseable, wrong content type, cut by its client), since calq's
  *   interceptors never see those: each gets its RPC log line and metric,
@@ -132,23 +132,11 @@ export function rpcHandler(options: RpcHandlerOptions): (request: NodeRequest, r
     }
     const started = arrival.at;
     const [handler, admission] = await admit(path, request, response, arrival);
-    const correlationId = randomUUID();
-    if (arrival.left) {
-      // Reset while it waited to start (or to be admitted): nothing of it will ever arrive, or be read.
-      const outcome: CallOutcome = {
-        service: handler.service.typeName,
-        method: handler.method.name,
-        code: codeName(Code.Canceled),
-        durationMs: performance.now() - started,
-        correlationId,
-      };
-      for (const listener of options.listeners) listener(outcome);
-      return;
-    }
     const values = options.contextValues(request);
     values.set(ADMISSION, admission);
     values.set(CONNECTION, connectionOf(request));
     values.set(ARRIVED_AT, started);
+    const correlationId = randomUUID();
 
     let reported = false;
     /** One outcome per call: the interceptors report the calls they saw, this the others. */
@@ -164,6 +152,11 @@ export function rpcHandler(options: RpcHandlerOptions): (request: NodeRequest, r
       };
       for (const listener of options.listeners) listener(outcome);
     };
+    if (arrival.left) {
+      // Reset while it waited to start (or to be admitted): nothing of it will ever arrive, or be read.
+      report(new ConnectError("the client left before its call started", Code.Canceled));
+      return;
+    }
 
     let timedOut = false;
     const kind = handler.method.methodKind;
