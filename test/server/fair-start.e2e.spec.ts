@@ -20,6 +20,36 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A bare HTTP/2 connection to `address`, closed after the test. */
+function connection(address: string): http2.ClientHttp2Session {
+  const session = http2.connect(`http://${address}`);
+  session.on("error", () => {});
+  cleanups.push(() => void session.destroy());
+  return session;
+}
+
+/** `count` health Checks sent at once on `on`, calling `answered` at each answer; each promise resolves when its stream closes. */
+function checks(on: http2.ClientHttp2Session, count: number, answered: () => void): Promise<void>[] {
+  const frame = grpcFrame(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema)));
+  return Array.from(
+    { length: count },
+    () =>
+      new Promise<void>((resolve) => {
+        const stream = on.request({
+          ":method": "POST",
+          ":path": "/grpc.health.v1.Health/Check",
+          "content-type": "application/grpc",
+          te: "trailers",
+        });
+        stream.on("error", () => {});
+        stream.on("response", answered);
+        stream.on("close", resolve);
+        stream.resume();
+        stream.end(frame);
+      }),
+  );
+}
+
 /** Connections that burst, each with as many streams as a connection may open at once (100). */
 const BURSTERS = 4;
 const BURST = 100;
@@ -39,35 +69,12 @@ describe("bursts of streams", () => {
     const caller = new CalqGrpcClient(served.address, "reader-token");
     cleanups.push(() => caller.close());
     await caller.listCalendars(); // the caller's connection is up before the burst
-    const bursters = Array.from({ length: BURSTERS }, () => {
-      const burster = http2.connect(`http://${served.address}`);
-      burster.on("error", () => {});
-      cleanups.push(() => void burster.destroy());
-      return burster;
-    });
+    const bursters = Array.from({ length: BURSTERS }, () => connection(served.address));
     await Promise.all(bursters.map((burster) => new Promise((resolve) => burster.once("connect", resolve))));
 
-    const frame = grpcFrame(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema)));
     let firstAnswered!: () => void;
     const first = new Promise<void>((resolve) => (firstAnswered = resolve));
-    const burst = bursters.flatMap((burster) =>
-      Array.from(
-        { length: BURST },
-        () =>
-          new Promise<void>((resolve) => {
-            const stream = burster.request({
-              ":method": "POST",
-              ":path": "/grpc.health.v1.Health/Check",
-              "content-type": "application/grpc",
-              te: "trailers",
-            });
-            stream.on("response", firstAnswered);
-            stream.on("close", resolve);
-            stream.resume();
-            stream.end(frame);
-          }),
-      ),
-    );
+    const burst = bursters.flatMap((burster) => checks(burster, BURST, firstAnswered));
     // By the first answer, the server has read the whole burst; only now does the other connection call.
     await first;
     await Promise.all([caller.listCalendars(), ...burst]);
@@ -105,26 +112,12 @@ describe("bursts of streams", () => {
       serve: { maxLargeBodies: 1 },
     });
     cleanups.push(() => served.close());
-    const burster = http2.connect(`http://${served.address}`);
-    burster.on("error", () => {});
-    cleanups.push(() => void burster.destroy());
+    const burster = connection(served.address);
 
     // A burst on one connection, then an upload behind it whose body is still coming.
-    const frame = grpcFrame(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema)));
     let firstAnswered!: () => void;
     const first = new Promise<void>((resolve) => (firstAnswered = resolve));
-    for (let i = 0; i < 90; i++) {
-      const stream = burster.request({
-        ":method": "POST",
-        ":path": "/grpc.health.v1.Health/Check",
-        "content-type": "application/grpc",
-        te: "trailers",
-      });
-      stream.on("error", () => {});
-      stream.on("response", firstAnswered);
-      stream.resume();
-      stream.end(frame);
-    }
+    checks(burster, 90, firstAnswered);
     const upload = burster.request({
       ":method": "POST",
       ":path": "/calq.v1.CalendarAdminService/ImportCalendar",
