@@ -5,15 +5,18 @@
  *            shared src/*.ts leaves): pure, no I/O, the clock injected;
  *   service  src/feeds, src/store, src/ingest, src/config: sources, snapshots,
  *            the ingest workers, the config model;
- *   edges    src/server, src/cli, src/gateway, src/net, src/rpc, src/logging: the ports,
- *            the command and what they share (bearer tokens, gRPC statuses, the logger).
+ *   app      src/app: one use case per method, whatever the protocol;
+ *   edges    src/server, src/auth, src/cli, src/gateway, src/net, src/rpc, src/logging:
+ *            the ports, authentication, the command and what they share.
  *
- * An arrow may point down this list, never up, and no import cycle is allowed.
- * docs/architecture.md draws the same map.
+ * An arrow may point down this list, never up, and no import cycle is
+ * allowed, between modules or between folders (test/architecture.spec.ts
+ * checks the folders). docs/architecture.md draws the same map.
  */
 const CORE = "^src/(time|ics|expand|index|search)/";
 const SERVICE = "^src/(feeds|store|ingest|config)/";
-const EDGES = "^src/(server|cli|gateway|net|rpc|logging)/";
+const APP = "^src/app/";
+const EDGES = "^src/(server|auth|cli|gateway|net|rpc|logging)/";
 
 /** Node modules that reach outside the process: core never imports them. */
 const IO_MODULES = "^(node:)?(fs|fs/promises|net|http|http2|https|tls|dgram|dns|child_process|cluster|worker_threads|readline|process)$";
@@ -33,21 +36,28 @@ module.exports = {
       severity: "error",
       comment: "Data flows feed -> components -> occurrences -> index -> search -> server -> gateway.",
       from: { path: CORE },
-      to: { path: [SERVICE, EDGES] },
+      to: { path: [SERVICE, APP, EDGES] },
     },
     {
-      name: "service-does-not-reach-edges",
+      name: "service-does-not-reach-up",
       severity: "error",
-      comment: "Feeds, store and config serve the edges; they never import them.",
+      comment: "Feeds, store and config serve the use cases and the edges; they never import them.",
       from: { path: SERVICE },
-      to: { path: EDGES },
+      to: { path: [APP, EDGES] },
+    },
+    {
+      name: "use-cases-know-no-protocol",
+      severity: "error",
+      comment: "A use case takes and returns domain values: no port, no generated message, no transport.",
+      from: { path: APP },
+      to: { path: [EDGES, "^gen/", "@connectrpc", "@bufbuild/protobuf"] },
     },
     {
       name: "gateway-talks-through-the-client",
       severity: "error",
       comment: "The gateway reaches the service only through the generated client, never through the engine or the store.",
       from: { path: "^src/gateway/" },
-      to: { path: ["^src/(search|index|expand|ics|store|feeds)/", "^src/server/"] },
+      to: { path: ["^src/(search|index|expand|ics|store|feeds|ingest|app|auth)/", "^src/server/"] },
     },
     {
       name: "no-orphans",

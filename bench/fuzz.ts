@@ -16,10 +16,10 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { eventIdOf, FIRST_INSTANT, LAST_INSTANT, recurrenceIdOf } from "../src/expand/occurrence.js";
 import { NotICalendarError } from "../src/ics/parse-calendar.js";
+import { buildSnapshot, type Snapshot } from "../src/ingest/snapshot.js";
 import type { MatchMode } from "../src/search/match.js";
 import { type Position, searchPage } from "../src/search/search-occurrences.js";
 import { defaultLimits } from "../src/store/calendar-store.js";
-import { buildSnapshot, type Snapshot } from "../src/store/snapshot.js";
 import { random } from "./generate-feed.js";
 
 const { values } = parseArgs({ options: { feeds: { type: "string", default: "100000" }, seed: { type: "string", default: "9" } } });

@@ -3,26 +3,19 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import { create } from "@bufbuild/protobuf";
-import { createHandlerContext, type HandlerContext } from "@connectrpc/connect";
 import IcalExpander from "ical-expander";
-import {
-  CalendarService,
-  FindFreeSlotsRequestSchema,
-  MatchMode,
-  QueryFreeBusyRequestSchema,
-  SearchEventsAcrossCalendarsRequestSchema,
-  TentativePolicy,
-} from "../gen/calq/v1/calendar_service_pb.js";
+import { MatchMode } from "../gen/calq/v1/calendar_service_pb.js";
+import { type Call, callOf } from "../src/app/call.js";
+import { type FreeBusyDeps, findFreeSlots, queryFreeBusy } from "../src/app/free-busy.js";
+import { type SearchDeps, searchEventsAcrossCalendars } from "../src/app/search-events.js";
+import { Turns } from "../src/app/turns.js";
 import { type CalendarConfig, DEFAULT_FEED_LIMITS, DEFAULT_SEARCH } from "../src/config/config-model.js";
 import { feedText } from "../src/ingest/feed-text.js";
 import { ingestFeed } from "../src/ingest/ingest.js";
+import { buildSnapshot, type Snapshot } from "../src/ingest/snapshot.js";
 import { CursorCodec } from "../src/search/cursor.js";
 import { searchPage } from "../src/search/search-occurrences.js";
-import { type FreeBusyDeps, findFreeSlotsFor, queryFreeBusy } from "../src/server/free-busy.js";
-import { type SearchDeps, searchEventsAcrossCalendars } from "../src/server/search-events.js";
 import { CalendarStore, defaultLimits } from "../src/store/calendar-store.js";
-import { buildSnapshot, buildSnapshotYielding, type Snapshot } from "../src/store/snapshot.js";
 import { resolveWindow } from "../src/time/request-window.js";
 import { startFeedServer, versioned } from "../test/support/feed-server.js";
 import { CalqGrpcClient } from "../test/support/grpc-client.js";
@@ -65,8 +58,7 @@ for (let i = 0; i < 5; i++) {
 }
 const occurrences = snapshot.index.size;
 
-// The same ingest as calq ran it before issue 10: the feed's bytes decoded, then built on the event
-// loop, pausing for other callbacks about every 10 ms.
+// The same build on the event loop, from the feed's bytes: what the worker adds is the difference.
 const feedBytes = Buffer.from(feed);
 const buildRequest = {
   calendarId: "bench",
@@ -77,7 +69,7 @@ const buildRequest = {
 };
 const onEventLoop = async () => {
   const { text, input } = feedText(feedBytes, buildRequest);
-  return buildSnapshotYielding(text, input);
+  return buildSnapshot(text, input);
 };
 await onEventLoop();
 const ingestEventLoop: number[] = [];
@@ -262,7 +254,7 @@ const results = `## Ingest and search (bench/run.ts)
 | ingest: parse + expand + index (median of 5) | ${ms(median(ingest))} ms (min ${ms(Math.min(...ingest))}) | ${ms(expanderLoad)} ms (load only; it expands per query) | < 1,000 ms |
 | ingest by calq as it was when issue 10 was filed (commit ${ISSUE_10_FILED_AT.slice(0, 7)}: digest, decode, build on the event loop), fresh processes (median of ${then.length}) | ${thenUnmeasured ?? `${ms(median(then))} ms (min ${ms(Math.min(...then))})`} | | |
 | ingest by this calq: in a worker, packed back, fresh processes, alternating with the row above (median of ${nowInWorker.length}) | ${thenUnmeasured ?? `${ms(median(nowInWorker))} ms (min ${ms(Math.min(...nowInWorker))}; × ${(median(nowInWorker) / median(then)).toFixed(2)} of the row above)`} | | no slower than the row above |
-| the same build on the event loop, as calq ran reloads before issue 10: bytes decoded, pausing every 10 ms (median of 5) | ${ms(median(ingestEventLoop))} ms (min ${ms(Math.min(...ingestEventLoop))}) | | |
+| the same build on the event loop, from the bytes (median of 5) | ${ms(median(ingestEventLoop))} ms (min ${ms(Math.min(...ingestEventLoop))}) | | |
 | ingest as calq runs it: in a worker, packed back (median of 9) | ${ms(median(ingestWorker))} ms (min ${ms(Math.min(...ingestWorker))}; × ${(median(ingestWorker) / median(ingestEventLoop)).toFixed(2)} of the row above: what the worker adds) | | |
 | ${FEEDS} such feeds, one after another / all at once (${os.availableParallelism()} workers) | ${ms(sequentialMs)} ms / ${ms(parallelMs)} ms | | at once faster |
 | 3-hour window, in process, p50 | ${ms(median(inProcess))} ms | ${ms(median(expanderQueries))} ms | |
@@ -302,27 +294,12 @@ const teamBuildMs = performance.now() - teamBuild0;
 const freeBusyDeps: FreeBusyDeps = {
   access: { store: people.store, shards: people.shards, log: () => {} },
   maxWindowMs: 366 * DAY,
-  log: () => {},
-  searchBudgetMs: DEFAULT_SEARCH.cpuBudgetMs,
-  clock: () => performance.now(),
+  workBudget: DEFAULT_SEARCH.workBudget,
 };
-/** Runs one handler call in a context of its own, ended when the call is, as connect's handlers end it. */
-async function served<T>(
-  method: "queryFreeBusy" | "findFreeSlots" | "searchEventsAcrossCalendars",
-  handle: (context: HandlerContext) => Promise<T>,
-): Promise<T> {
-  const context = createHandlerContext({
-    service: CalendarService,
-    method: CalendarService.method[method],
-    protocolName: "bench",
-    requestMethod: "POST",
-    url: `http://127.0.0.1/calq.v1.CalendarService/${method}`,
-  });
-  try {
-    return await handle(context);
-  } finally {
-    context.abort();
-  }
+const turns = new Turns();
+/** Runs one use case as one call of the team's principal, its work in turns as the server runs it. */
+async function served<T>(handle: (call: Call) => Promise<T>): Promise<T> {
+  return handle(callOf({ principal: people.principal }, turns));
 }
 /** The 52 weeks, Monday to Monday in America/New_York, within half a year of now (two cross a DST change). */
 const WEEKS = (() => {
@@ -340,14 +317,13 @@ const randomWeeks = (count: number, seed: number) => {
 };
 /** CPU time of the process in milliseconds: time on a core, not time waiting for one (the GC's helper threads included). */
 const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
-const freeBusyRequest = (week: { start: string; endExclusive: string }) =>
-  create(QueryFreeBusyRequestSchema, { calendarIds: people.calendarIds, ...week, timezone: "America/New_York" });
+const freeBusyRequest = (week: { start: string; endExclusive: string }) => ({ ...week, timezone: "America/New_York" });
 
 // First every week once, as after a load: a snapshot decodes an event's details when a search first reaches it.
 const firstPass: number[] = [];
 for (const week of WEEKS) {
   const t0 = performance.now();
-  await served("queryFreeBusy", (context) => queryFreeBusy(freeBusyDeps, people.principal, freeBusyRequest(week), context));
+  await served((call) => queryFreeBusy(freeBusyDeps, call, people.calendarIds, freeBusyRequest(week)));
   firstPass.push(performance.now() - t0);
 }
 // Then random weeks, every one read before, watching the collector: a young-generation collection falls inside
@@ -367,10 +343,10 @@ for (const week of randomWeeks(500, 17)) {
   const request = freeBusyRequest(week);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const response = await served("queryFreeBusy", (context) => queryFreeBusy(freeBusyDeps, people.principal, request, context));
+  const response = await served((call) => queryFreeBusy(freeBusyDeps, call, people.calendarIds, request));
   freeBusy.push(performance.now() - t0);
   freeBusyCpu.push(cpuMs(process.cpuUsage(c0)));
-  if (response.calendars.some((calendar) => !calendar.complete)) throw new Error("a calendar was read only in part");
+  if (response.completeUntil !== undefined) throw new Error("a calendar was read only in part");
   perCalendarIntervals.push(response.calendars.reduce((sum, calendar) => sum + calendar.busy.length, 0));
   combinedIntervals.push(response.combined.length);
 }
@@ -385,18 +361,20 @@ const freeSlots: number[] = [];
 const freeSlotsCpu: number[] = [];
 const slotsFound: number[] = [];
 for (const [i, week] of randomWeeks(550, 19).entries()) {
-  const request = create(FindFreeSlotsRequestSchema, {
-    calendarIds: people.calendarIds,
+  const request = {
     ...week,
     timezone: "America/New_York",
     durationMinutes: 30,
-    tentative: TentativePolicy.BUSY,
+    stepMinutes: 0,
+    limit: 0,
+    tentativeBlocks: true,
     workingHoursStart: "09:00",
     workingHoursEnd: "17:00",
-  });
+    workingDays: [],
+  };
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const response = await served("findFreeSlots", (context) => findFreeSlotsFor(freeBusyDeps, people.principal, request, context));
+  const response = await served((call) => findFreeSlots(freeBusyDeps, call, people.calendarIds, request));
   // The first 50 warm the slot search's code.
   if (i < 50) continue;
   freeSlots.push(performance.now() - t0);
@@ -408,31 +386,30 @@ for (const [i, week] of randomWeeks(550, 19).entries()) {
 // page after it with its cursor, through the handler as above.
 const searchDeps: SearchDeps = {
   ...freeBusyDeps,
+  log: () => {},
   cursors: new CursorCodec([{ id: "bench", secret: new Uint8Array(32).fill(7) }], 15 * 60_000),
   now: Date.now,
+  modeNames: "MATCH_MODE_OVERLAP or MATCH_MODE_START_WITHIN",
 };
-const acrossRequest = (week: { start: string; endExclusive: string }, cursor = "") =>
-  create(SearchEventsAcrossCalendarsRequestSchema, {
-    calendarIds: people.calendarIds,
-    ...week,
-    timezone: "America/New_York",
-    matchMode: MatchMode.OVERLAP,
-    limit: 20,
-    cursor,
-  });
+const acrossRequest = (week: { start: string; endExclusive: string }, cursor = "") => ({
+  ...week,
+  timezone: "America/New_York",
+  mode: "overlap" as const,
+  limit: 20,
+  cursor,
+  textQuery: "",
+});
 const acrossFirst: number[] = [];
 const acrossNext: number[] = [];
 for (const [i, week] of randomWeeks(550, 23).entries()) {
   const t0 = performance.now();
-  const first = await served("searchEventsAcrossCalendars", (context) =>
-    searchEventsAcrossCalendars(searchDeps, people.principal, acrossRequest(week), context),
-  );
+  const first = await served((call) => searchEventsAcrossCalendars(searchDeps, call, people.calendarIds, acrossRequest(week)));
   const t1 = performance.now();
-  const next = await served("searchEventsAcrossCalendars", (context) =>
-    searchEventsAcrossCalendars(searchDeps, people.principal, acrossRequest(week, first.nextCursor), context),
+  const next = await served((call) =>
+    searchEventsAcrossCalendars(searchDeps, call, people.calendarIds, acrossRequest(week, first.nextCursor)),
   );
   const t2 = performance.now();
-  if (first.events.length !== 20 || next.events.length !== 20 || first.partial || next.partial) {
+  if (first.found.length !== 20 || next.found.length !== 20 || first.page.partial || next.page.partial) {
     throw new Error("a search across the team's calendars came back short");
   }
   // The first 50 warm the search's code.
@@ -449,9 +426,9 @@ const freeBusyResults = `## Free/busy and free slots (bench/run.ts)
   ingest workers and installed in ${ms(teamBuildMs)} ms.
 - Each query: all ${TEAM_SIZE} calendars over one week, Monday to Monday in America/New_York (date-only \`start\` and
   \`end_exclusive\`), one of the 52 weeks within half a year of now (two cross a DST change).
-- Measured: the whole QueryFreeBusy, FindFreeSlots or SearchEventsAcrossCalendars handler in process (src/server/free-busy.ts, search-events.ts): request checks and
-  window resolution, access to each calendar, reading its snapshot, merging each and all, building the response
-  message with its local times; not authentication, the network or protobuf encoding. Wall clock, and the process's
+- Measured: the QueryFreeBusy, FindFreeSlots or SearchEventsAcrossCalendars use case in process (src/app/free-busy.ts, search-events.ts): request checks and
+  window resolution, access to each calendar, reading its snapshot in turns, merging each and all; not authentication,
+  building the response message, the network or protobuf encoding. Wall clock, and the process's
   CPU time (process.cpuUsage: time on a core, not time waiting for one, which a machine shared by several jobs adds).
 
 | measure | p50 | p99 | max | CPU p50 / p99 | target |

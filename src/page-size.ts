@@ -21,3 +21,6 @@ export const MAX_SLOTS = 50;
 /** FindFreeSlots: the bounds of duration_minutes and step_minutes (a step of 0 means the default). */
 export const MIN_SLOT_MINUTES = 5;
 export const MAX_SLOT_MINUTES = 1440;
+
+/** FindFreeSlots: the step when a request sends step_minutes 0 (unset). */
+export const DEFAULT_STEP_MINUTES = 30;

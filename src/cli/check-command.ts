@@ -12,18 +12,15 @@
  */
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
+import { checkFeedFile } from "../app/check-feed.js";
 import { type Environment, loadConfigFile } from "../config/calq-config.js";
 import { DEFAULT_FEED_LIMITS, type FeedLimits } from "../config/config-model.js";
-import { FeedFailure } from "../feeds/feed-read.js";
-import { FileFeed } from "../feeds/file-feed.js";
 import { countBySeverity, type Severity } from "../ics/diagnostic.js";
-import { ingestFeed } from "../ingest/ingest.js";
-import { defaultLimits } from "../store/calendar-store.js";
-import type { Snapshot } from "../store/snapshot.js";
+import type { ZoneSource } from "../ingest/snapshot.js";
 import { isRequestZone } from "../time/request-window.js";
 import { UsageError } from "./usage-error.js";
 
-const ZONE_SOURCES: Record<Snapshot["zoneSource"], string> = {
+const ZONE_SOURCES: Record<ZoneSource, string> = {
   config: "given by --timezone, as calq.yaml's timezone would",
   feed: "from the feed's X-WR-TIMEZONE",
   default: "UTC by default: neither --timezone nor X-WR-TIMEZONE names one",
@@ -72,27 +69,19 @@ export async function checkFeed(
   if (timezone !== undefined && !isRequestZone(timezone)) {
     return { exitCode: 2, report: `${name}: --timezone "${timezone}" is not an IANA zone name of the form Area/Location (or UTC)` };
   }
-  let snapshot: Snapshot;
-  try {
-    const read = await new FileFeed(path, feeds.maxBytes).read(undefined);
-    if (!read.changed) throw new Error("unreachable: a first read always has content");
-    snapshot = await ingestFeed(read.bytes, { id: name, timezone }, feeds, defaultLimits(now, feeds), now, {
-      feedDigest: read.version.digest,
-      handOver: true,
-    });
-  } catch (error) {
-    if (!(error instanceof FeedFailure)) throw error;
+  const checked = await checkFeedFile(path, { id: name, timezone }, feeds, now);
+  if (checked.kind === "refused") {
     return {
       exitCode: 2,
       report:
-        `${name}: unreadable (${error.failure}): ${error.message}; calq would refuse it and keep serving its last good version` +
-        (error.failure === "truncated" ? NEVER_LOADED : ", if any"),
+        `${name}: unreadable (${checked.failure}): ${checked.detail}; calq would refuse it and keep serving its last good version` +
+        (checked.failure === "truncated" ? NEVER_LOADED : ", if any"),
     };
   }
-  const hot = defaultLimits(now, feeds);
+  const { snapshot } = checked;
   const counts = countBySeverity(snapshot.diagnostics);
   const lines = [
-    `${name}: ${snapshot.eventCount} events, ${snapshot.index.size} occurrences indexed from ${day(hot.hotStart)} to ${day(hot.hotEnd)}, ` +
+    `${name}: ${snapshot.eventCount} events, ${snapshot.index.size} occurrences indexed from ${day(checked.indexedFrom)} to ${day(checked.indexedTo)}, ` +
       `${snapshot.tails.length} recurring series expanded per query beyond that`,
     `calendar zone: ${snapshot.zone.name} (${ZONE_SOURCES[snapshot.zoneSource]})`,
     `diagnostics: ${summary(counts)}`,

@@ -241,7 +241,7 @@ function parseFeedLimits(value: unknown, where: string): FeedLimits {
     maxComponents: count("max_components", d.maxComponents),
     maxOccurrencesPerSeries: count("max_occurrences_per_series", d.maxOccurrencesPerSeries),
     maxOccurrencesPerFeed: count("max_occurrences_per_feed", d.maxOccurrencesPerFeed),
-    expansionBudgetMs: time("expansion_budget", d.expansionBudgetMs),
+    expansionWork: count("expansion_work", d.expansionWork),
   };
 }
 
@@ -276,8 +276,8 @@ function parseSearch(value: unknown, where: string): SearchConfig {
   const cursorKeyEnv = list(item.cursor_key_env ?? [], `${where}.cursor_key_env`).map((name, i) =>
     requiredString(name, `${where}.cursor_key_env[${i}]`),
   );
-  const cpuBudgetMs = item.cpu_budget === undefined ? DEFAULT_SEARCH.cpuBudgetMs : duration(item.cpu_budget, `${where}.cpu_budget`);
-  return { maxWindowDays, cursorLifetimeMinutes, cursorKeyEnv, cpuBudgetMs };
+  const workBudget = item.work_budget === undefined ? DEFAULT_SEARCH.workBudget : positiveInteger(item.work_budget, `${where}.work_budget`);
+  return { maxWindowDays, cursorLifetimeMinutes, cursorKeyEnv, workBudget };
 }
 
 function record(value: unknown, where: string): Record<string, unknown> {

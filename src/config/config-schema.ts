@@ -83,13 +83,13 @@ export const CONFIG_SCHEMA: Schema = closed({
     max_components: count,
     max_occurrences_per_series: count,
     max_occurrences_per_feed: count,
-    expansion_budget: duration,
+    expansion_work: count,
   }),
   search: closed({
     max_window_days: { type: "number" },
     cursor_lifetime_minutes: { type: "number" },
     cursor_key_env: texts,
-    cpu_budget: duration,
+    work_budget: count,
   }),
   ...settingSections({ shards: { groups: { type: "array", items: id, minItems: 1 } } }),
   auth: closed({
@@ -115,10 +115,23 @@ function pathOf(pointer: string, extra?: string): string {
   return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === "" ? part : `${path}.${part}`), "");
 }
 
+/**
+ * Keys calq once read and reads no more, with what replaced them: a file
+ * written for an older calq stops the start with the new key's name rather
+ * than with a bare "unknown key".
+ */
+const REPLACED_KEYS: Readonly<Record<string, string>> = {
+  "feeds.expansion_budget": "feeds.expansion_work, a count of rule dates rather than a duration (docs/operating.md)",
+  "search.cpu_budget": "search.work_budget, a count of units of work rather than a duration (docs/operating.md)",
+};
+
 function describe(error: ErrorObject): string {
   switch (error.keyword) {
-    case "additionalProperties":
-      return `${pathOf(error.instancePath, String(error.params.additionalProperty))}: unknown key`;
+    case "additionalProperties": {
+      const path = pathOf(error.instancePath, String(error.params.additionalProperty));
+      const replacement = REPLACED_KEYS[path];
+      return replacement === undefined ? `${path}: unknown key` : `${path}: no longer read; use ${replacement}`;
+    }
     case "required":
       return `${pathOf(error.instancePath, String(error.params.missingProperty))}: required`;
     case "type":

@@ -1,34 +1,57 @@
 /**
- * Work allowed to a set of expansions: a deadline on an injected clock (a
- * feed's load) and/or a number of rule dates visited (one search's series
- * expanded on demand). Every date a rule visits counts, kept or not.
+ * Work allowed to a set of expansions, counted in work, never in time
+ * (docs/decisions.md, "Budgets count work"): every rule date visited, kept
+ * or not, spends one unit. A feed's load and a search each hold one, so the
+ * same bytes and the same request give the same answer on an idle machine
+ * and on a busy one.
+ *
+ * A search also spends its work in steps: `step(units)` lets the next piece
+ * of work spend at most that many units, after which `allows()` answers
+ * false as if the budget were spent. The piece stops at an exact point and
+ * says where (Series.expand's `resumeAt`), and the search resumes it there
+ * later, after other work had its turn.
  */
 
-/** Milliseconds since the epoch, as `Date.now` gives them; tests drive their own. */
-export type Clock = () => number;
-
 export class Budget {
-  private visits = 0;
-  exhausted = false;
+  private spent = 0;
+  /** Units spent at which the current step ends. */
+  private stepEnd = Number.POSITIVE_INFINITY;
+
   constructor(
-    private deadline = Number.POSITIVE_INFINITY,
-    private readonly maxVisits = Number.POSITIVE_INFINITY,
-    private readonly clock: Clock = Date.now,
+    /** Units the whole budget allows. */
+    readonly total = Number.POSITIVE_INFINITY,
   ) {}
-  /** Moves the deadline later by `ms`: time the work was paused for others does not count. */
-  extend(ms: number): void {
-    this.deadline += ms;
-  }
-  /** Reads the clock now (between visits, where a caller pays for more than visits): true once past the deadline. */
-  expired(): boolean {
-    if (!this.exhausted && this.clock() > this.deadline) this.exhausted = true;
-    return this.exhausted;
-  }
-  /** False once the deadline or the visit count is passed; the clock is read every 1,024 visits. */
+
+  /** Spends a unit; false once the budget, or the current step, is used up (and nothing is spent then). */
   allows(): boolean {
-    if (this.exhausted) return false;
-    this.visits++;
-    if (this.visits > this.maxVisits || ((this.visits & 1023) === 0 && this.clock() > this.deadline)) this.exhausted = true;
-    return !this.exhausted;
+    if (this.spent >= this.total || this.spent >= this.stepEnd) return false;
+    this.spent++;
+    return true;
+  }
+
+  /** Spends `units` at once (work counted in bulk, such as index entries looked at); false once the budget is used up. */
+  spend(units: number): boolean {
+    this.spent = Math.min(this.total, this.spent + units);
+    return this.spent < this.total;
+  }
+
+  /** True once the whole budget is used up. */
+  get exhausted(): boolean {
+    return this.spent >= this.total;
+  }
+
+  /** Units spent so far. */
+  get used(): number {
+    return this.spent;
+  }
+
+  /** Lets the next piece of work spend at most `units` more, or the rest of the budget if less. */
+  step(units: number): void {
+    this.stepEnd = this.spent + units;
+  }
+
+  /** Ends the current step: the rest of the budget is allowed again. */
+  endStep(): void {
+    this.stepEnd = Number.POSITIVE_INFINITY;
   }
 }

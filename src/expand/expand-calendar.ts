@@ -6,18 +6,23 @@
  * the load) are materialised for the index. Each recurring series also
  * becomes a SeriesTail that expands, on demand and exactly, the slots a query
  * needs outside what was materialised, so a window in 1950 or 2199 is as
- * right as one next week. A series cut by its cap or by the feed's time
- * budget is materialised only up to the cut; its tail covers the rest.
+ * right as one next week. A series cut by its cap or by the feed's work
+ * budget is materialised only up to the cut; its tail covers the rest, so a
+ * cut changes how fast a window is answered, never what it holds.
+ *
+ * Every bound here counts work (rule dates visited, occurrences made), never
+ * time: the same bytes and limits expand alike on any machine at any load
+ * (docs/decisions.md, "Budgets count work").
  */
 import { hash } from "node:crypto";
 import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { emptyAbout } from "../ics/event-about.js";
 import type { EventComponent, IcsDuration, IcsTime } from "../ics/parse-calendar.js";
 import { searchableText } from "../ics/searchable-text.js";
-import { Pacer, type Steps } from "../stepwise.js";
+import type { Steps } from "../stepwise.js";
 import { DAY_MS, floorTo } from "../time/units.js";
 import { instantToLocal, localToInstant, UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
-import { Budget, type Clock } from "./budget.js";
+import { Budget } from "./budget.js";
 import { type EventDetails, FIRST_INSTANT, LAST_INSTANT, type Occurrence } from "./occurrence.js";
 import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
 import { endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
@@ -32,11 +37,12 @@ export interface ExpansionLimits {
   readonly maxOccurrencesPerSeries: number;
   /** Occurrences the whole feed may materialise; series past it are expanded per query only. */
   readonly maxOccurrencesPerFeed: number;
-  /** Milliseconds, on `clock`, the whole feed's hot expansion may take; time paused for others is not counted. */
-  readonly budgetMs: number;
-  /** The clock the budget and the pauses are measured on; `Date.now` by default. */
-  readonly clock?: Clock;
+  /** Rule dates the whole feed's hot expansion may visit; series not finished by then are expanded per query. */
+  readonly maxExpansionWork: number;
 }
+
+/** Series expanded between two pauses of the steps (a pause lets a caller on the event loop run other work). */
+const SERIES_PER_STEP = 64;
 
 /** A feed's occurrences, ready to index. */
 export interface ExpandedCalendar {
@@ -50,9 +56,8 @@ export interface ExpandedCalendar {
 
 /**
  * Expands the components of one calendar whose zone is `calendarZone`, as a
- * generator that pauses about every 10 ms between series, so a caller may
- * let other work run (or run it to the end at once). Time spent paused does
- * not count against the expansion budget.
+ * generator that pauses every few dozen series, so a caller may let other
+ * work run (or run it to the end at once).
  *
  * `events` is taken over: the list is emptied once read, and each component
  * is let go of once expanded, so that the components of a big feed (about
@@ -78,15 +83,13 @@ class CalendarExpansion {
   private readonly occurrences: Occurrence[] = [];
   private readonly tails: OnDemandSeries[] = [];
   private readonly budget: Budget;
-  private readonly clock: Clock;
   private eventCount = 0;
 
   constructor(
     private readonly calendarZone: ZoneRules,
     private readonly limits: ExpansionLimits,
   ) {
-    this.clock = limits.clock ?? Date.now;
-    this.budget = new Budget(this.clock() + limits.budgetMs, Number.POSITIVE_INFINITY, this.clock);
+    this.budget = new Budget(limits.maxExpansionWork);
   }
 
   *run(events: EventComponent[]): Steps<ExpandedCalendar> {
@@ -94,17 +97,13 @@ class CalendarExpansion {
     // From here each component is held by the maps alone, and let go of once
     // expanded: a feed's components and its occurrences are never all held at once.
     events.length = 0;
-    const pacer = new Pacer(10, this.clock);
+    let expanded = 0;
     for (const [uid, master] of masters) {
       const own = overrides.get(uid) ?? [];
       masters.delete(uid);
       overrides.delete(uid);
       this.guard(master, () => this.expandMaster(master, own));
-      if (!pacer.due()) continue;
-      const paused = this.clock();
-      yield;
-      pacer.resumed();
-      this.budget.extend(this.clock() - paused);
+      if (++expanded % SERIES_PER_STEP === 0) yield;
     }
     for (const { event, uidKey } of distinct) this.guard(event, () => this.expandMaster(event, [], uidKey));
     // The overrides left are those whose UID has no master.
@@ -115,7 +114,7 @@ class CalendarExpansion {
       this.diagnostics.push(
         diagnostic(
           "EXPANSION_BUDGET_EXHAUSTED",
-          `expansion took longer than ${this.limits.budgetMs} ms; series not finished are expanded per query instead`,
+          `expansion visited the ${this.limits.maxExpansionWork} rule dates one load may visit; series not finished are expanded per query instead, with the same answers`,
         ),
       );
     }
@@ -318,15 +317,14 @@ class CalendarExpansion {
     const rules: RecurrenceRule[] = [];
     for (const value of values) {
       try {
-        const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay, this.budget, this.clock);
+        const rule = new RecurrenceRule(value, master.start.local, shape.zone, shape.allDay);
         rules.push(rule);
         if (rule.countCut) {
           this.diagnostics.push(
-            diagnostic(
-              "SERIES_CAPPED",
-              `${name} COUNT could not be counted out (above ${MAX_COUNTED}, or past the feed's time budget); the series ends where counting stopped`,
-              { uid: master.uid, line: master.line },
-            ),
+            diagnostic("SERIES_CAPPED", `${name} COUNT is above ${MAX_COUNTED}; the series ends at its ${MAX_COUNTED}th date`, {
+              uid: master.uid,
+              line: master.line,
+            }),
           );
         }
       } catch (error) {

@@ -15,9 +15,11 @@
  * - BYSETPOS positions past the most dates a period can hold are refused
  *   without asking rrule (FREQ=MINUTELY;BYSETPOS=53 would otherwise be tried
  *   minute by minute for forty years: 72 s of CPU);
- * - the "does it ever match" probe is timed on the injected clock, and a
- *   rule whose probe overran the rule budget is refused as too expensive,
- *   since every query would pay the same walk again;
+ * - a rule that never produces a date is refused after one probe near the
+ *   end of rrule's range, where its search ends by itself; the probe's cost
+ *   is bounded by the checks above, never timed, so whether a rule is kept
+ *   depends on its text alone, not on how busy the machine is
+ *   (docs/decisions.md, "Budgets count work");
  * - a rule without COUNT can start iterating near the window instead of at
  *   DTSTART ("fast-forward"), so a daily series from 1900 answers a window in
  *   2199 without walking three centuries. The jump lands on the start of a
@@ -33,7 +35,6 @@ import type { RecurValue } from "../ics/parse-calendar.js";
 import { civil } from "../time/civil.js";
 import { DAY_MS, floorTo, HOUR_MS, MINUTE_MS } from "../time/units.js";
 import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
-import type { Budget, Clock } from "./budget.js";
 
 const { RRule } = rrule;
 
@@ -48,14 +49,6 @@ export const MAX_COUNTED = 100_000;
 
 /** Dates one period of a rule may produce before the rule is refused. */
 const MAX_DATES_PER_PERIOD = 10_000;
-
-/**
- * Milliseconds the probe of one rule may take before the rule is refused as
- * too expensive. Every rule the static checks let through probes in well
- * under 100 ms (a never-matching daily rule walks 40 years of days in about
- * 70 ms); more means each query of it would stall as long.
- */
-export const RULE_PROBE_BUDGET_MS = 250;
 
 /** The most days one period of each frequency spans (BYSETPOS picks among them). */
 const DAYS_PER_PERIOD: Record<number, number> = {
@@ -119,16 +112,12 @@ export class RecurrenceRule {
    * @param startLocal DTSTART as a local wall time
    * @param zone the zone wall times are read in (to place a UTC UNTIL)
    * @param allDay whether DTSTART is a DATE (a DATE UNTIL then ends its day)
-   * @param budget the feed's expansion budget (counting a COUNT out spends it)
-   * @param clock what the rule's probe is timed on
    */
   constructor(
     value: RecurValue,
     private readonly startLocal: number,
     zone: ZoneRules,
     allDay: boolean,
-    budget?: Budget,
-    clock: Clock = Date.now,
   ) {
     const freq = FREQUENCIES[String(value.freq ?? "").toUpperCase()];
     if (freq === undefined) throw new RuleRefused("UNREADABLE_RRULE", "RRULE has no valid FREQ");
@@ -180,20 +169,13 @@ export class RecurrenceRule {
     checkCost(options);
     checkSetPositions(options);
     checkTimeOfDayReachable(options, startLocal);
-    const probeStarted = clock();
     this.checkMatchesSomeDate();
-    const probeMs = clock() - probeStarted;
-    if (probeMs > RULE_PROBE_BUDGET_MS) {
-      throw new RuleRefused(
-        "RRULE_TOO_EXPENSIVE",
-        `RRULE took ${Math.round(probeMs)} ms to find its first dates (limit ${RULE_PROBE_BUDGET_MS} ms); every search of it would wait as long, so it was not expanded`,
-      );
-    }
     // COUNT is turned into the date it ends on, so that every range can be
-    // iterated from near its start (fast-forward) like any other rule.
-    const counted = count === undefined ? undefined : this.countedEnd(Math.min(count, MAX_COUNTED), budget);
-    this.countCut = (count !== undefined && count > MAX_COUNTED) || counted?.cut === true;
-    this.lastLocal = counted === undefined ? untilLocal : Math.min(counted.last, untilLocal ?? Infinity);
+    // iterated from near its start (fast-forward) like any other rule. The
+    // count is the rule's own work: no other series' work can cut it.
+    const counted = count === undefined ? undefined : this.countedEnd(Math.min(count, MAX_COUNTED));
+    this.countCut = count !== undefined && count > MAX_COUNTED;
+    this.lastLocal = counted === undefined ? untilLocal : Math.min(counted, untilLocal ?? Infinity);
   }
 
   /**
@@ -238,28 +220,22 @@ export class RecurrenceRule {
    * The wall time of the last occurrence COUNT allows. DTSTART is the first
    * occurrence and counts (RFC 5545 §3.3.10); when it is not itself a date of
    * the rule, the rule adds COUNT-1 dates. Dates past 2200 are never asked
-   * for, and the walk stops there or when the feed's budget runs out (`cut`).
+   * for, so the walk stops there.
    */
-  private countedEnd(count: number, budget: Budget | undefined): { last: number; cut: boolean } {
+  private countedEnd(count: number): number {
     const rule = new RRule({ ...this.options, count, dtstart: new Date(this.startLocal), until: new Date(LAST_LOCAL) }, true);
     let first: number | undefined;
     let previous = this.startLocal;
     let last = this.startLocal;
     let seen = 0;
-    let cut = false;
     rule.all((date) => {
-      if (budget !== undefined && !budget.allows()) {
-        cut = true;
-        return false;
-      }
       previous = last;
       last = date.getTime();
       first ??= last;
       seen++;
       return true;
     });
-    if (first !== undefined && first !== this.startLocal && seen === count) return { last: previous, cut };
-    return { last, cut };
+    return first !== undefined && first !== this.startLocal && seen === count ? previous : last;
   }
 
   /**

@@ -19,7 +19,10 @@ export interface TailRequest {
   readonly startingFrom: number;
   /** The search's own test: window, mode and cursor. */
   readonly accepts: (occurrence: Occurrence) => boolean;
-  /** Shared by every tail of the search, so hostile series cannot stall it. */
+  /**
+   * Shared by every tail of the search, so hostile series cannot stall it;
+   * a step of it (Budget.step) bounds one call of `next`.
+   */
   readonly budget: Budget;
 }
 
@@ -29,6 +32,12 @@ export interface TailBatch {
   readonly cut: Cut;
   /** False when nothing after the occurrences returned remains for this request. */
   readonly more: boolean;
+  /**
+   * With cut "budget": the first slot instant not looked at. Every slot
+   * before it was, and its occurrences the request accepts were appended
+   * (past the first `wanted`, only if no rule of the series stopped early).
+   */
+  readonly resumeAt?: number;
 }
 
 /**
@@ -39,6 +48,10 @@ export interface TailBatch {
 export interface SeriesTail {
   /** The UID digest of the series' event, when known: a look-up by event_id (GetEvent) passes other series by. */
   readonly uidKey?: string;
+  /** True when THISANDFUTURE overrides can move starts out of slot order. */
+  readonly reordered: boolean;
+  /** The longest time an occurrence can start before its slot. */
+  readonly reachAhead: number;
   /** No occurrence `next` appends for this request starts before this instant (Infinity: none can). */
   earliestStart(request: TailRequest): number;
   /**
@@ -73,6 +86,14 @@ export class OnDemandSeries implements SeriesTail {
 
   get uidKey(): string {
     return this.series.uidKey;
+  }
+
+  get reordered(): boolean {
+    return this.series.reordered;
+  }
+
+  get reachAhead(): number {
+    return this.series.reachAhead;
   }
 
   /**
@@ -114,10 +135,11 @@ export class OnDemandSeries implements SeriesTail {
       if (rangeTo <= rangeFrom) continue;
       const before = out.length;
       const page = { accepts: request.accepts, wanted: wanted - found };
-      const { cut } = series.expand(rangeFrom, rangeTo, cap, request.budget, out, page);
+      const { cut, resumeAt } = series.expand(rangeFrom, rangeTo, cap, request.budget, out, page);
       // Only what the request accepts counts towards `wanted`: DTSTART and RDATEs are pushed unfiltered,
       // and counting them could end a batch before the second range was looked at.
       for (let i = before; i < out.length; i++) if (request.accepts(out[i])) found++;
+      if (cut === "budget") return { cut, more: false, resumeAt };
       if (cut !== "none") return { cut, more: false };
       if (found >= wanted && !series.reordered) return { cut, more: true };
     }

@@ -20,7 +20,9 @@ export type FeedFailureClass =
   /** The body is not iCalendar (for example an HTML login page). */
   | "not_icalendar"
   /** The text could not be read into events at all. */
-  | "parse_error";
+  | "parse_error"
+  /** Reading ran past the build's safety limit and was stopped; the next poll reads the feed again. */
+  | "build_stopped";
 
 export class FeedFailure extends Error {
   constructor(

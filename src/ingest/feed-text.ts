@@ -8,8 +8,8 @@ import { checkComplete, FeedFailure } from "../feeds/feed-read.js";
 import { decodeFeed } from "../ics/decode.js";
 import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { isICalendar } from "../ics/parse-calendar.js";
-import type { SnapshotInput } from "../store/snapshot.js";
 import { snapshotContentId, snapshotContentIdOf } from "./content-id.js";
+import type { SnapshotInput } from "./snapshot.js";
 
 /** What a build needs besides the bytes: the snapshot input, without what it finds in the bytes itself. */
 export type BuildRequest = Omit<SnapshotInput, "decoding" | "contentId" | "partial"> & {

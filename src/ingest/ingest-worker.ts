@@ -7,10 +7,10 @@ import { setPriority } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { FeedFailure } from "../feeds/feed-read.js";
-import { buildSnapshot } from "../store/snapshot.js";
 import { feedText } from "./feed-text.js";
 import { BUILD_NICENESS, type BuildAnswer, type BuildTask } from "./ingest.js";
 import { packSnapshot } from "./packed-snapshot.js";
+import { buildSnapshot } from "./snapshot.js";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 

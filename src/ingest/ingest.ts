@@ -6,28 +6,28 @@
  * Decoding, the cheap refusals (empty, not iCalendar, cut short), parsing,
  * expansion and indexing run in a pool of worker threads sized to the cores,
  * and the snapshot comes back packed (typed arrays transferred, see
- * packed-snapshot.ts), so this thread only wraps it. A build past its
- * deadline has its worker terminated and fails as a parse error.
+ * packed-snapshot.ts), so this thread only wraps it.
  *
- * A build with an injected clock (tests driving the expansion budget) runs
- * on this thread instead, yielding to other work, since functions do not
- * cross threads.
+ * What a build reads depends on its bytes and configuration alone: every
+ * budget inside it counts work. The one bound in time is a safety net for
+ * runaway work: a build past its deadline has its worker terminated and
+ * fails as `build_stopped`, so nothing is made of it and the next poll
+ * reads the feed again (docs/decisions.md, "Budgets count work").
  */
 import { availableParallelism } from "node:os";
 import type { CalendarConfig, FeedLimits } from "../config/config-model.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { FeedFailure, type FeedFailureClass } from "../feeds/feed-read.js";
 import { NotICalendarError } from "../ics/parse-calendar.js";
-import { buildSnapshotYielding, type Snapshot } from "../store/snapshot.js";
-import { type BuildRequest, feedText } from "./feed-text.js";
+import type { BuildRequest } from "./feed-text.js";
 import { type PackedSnapshot, unpackSnapshot } from "./packed-snapshot.js";
+import type { Snapshot } from "./snapshot.js";
 import { siblingScript, WorkerDeadlineError, WorkerPool } from "./worker-pool.js";
 
 /** What the main thread asks of an ingest worker. */
 export interface BuildTask {
   /** Moved to the worker when handed over (IngestOptions.handOver), else copied. */
   readonly bytes: Uint8Array;
-  /** Without a clock: functions do not cross threads. */
   readonly request: BuildRequest;
 }
 
@@ -135,10 +135,6 @@ export async function ingestFeed(
     feedDigest: options.feedDigest,
   };
   try {
-    if (limits.clock !== undefined) {
-      const source = feedText(bytes, request);
-      return await buildSnapshotYielding(source, source.input);
-    }
     const answer = await ingestPool().run({ bytes, request } satisfies BuildTask, deadlineMs, movable(bytes, options.handOver ?? false));
     switch (answer.kind) {
       case "built":
@@ -153,7 +149,10 @@ export async function ingestFeed(
   } catch (error) {
     if (error instanceof FeedFailure) throw error;
     if (error instanceof WorkerDeadlineError) {
-      throw new FeedFailure("parse_error", `reading the feed took longer than ${Math.round(error.deadlineMs / 1000)} s; it was stopped`);
+      throw new FeedFailure(
+        "build_stopped",
+        `reading the feed ran past the ${Math.round(error.deadlineMs / 1000)} s safety limit and was stopped; the next poll reads it again`,
+      );
     }
     // Only text that is no iCalendar is the feed's fault (parse_error); any
     // other throw is a fault of calq's own and stays one (internal), by type.

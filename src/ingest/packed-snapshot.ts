@@ -12,10 +12,10 @@ import { type OnDemandRecipe, OnDemandSeries, type SeriesTail, type TailBatch, t
 import type { Diagnostic } from "../ics/diagnostic.js";
 import { FeedZone, vtimezoneZone } from "../ics/vtimezone-zone.js";
 import { endsOf, type IndexParts, IntervalIndex } from "../index/interval-index.js";
-import type { Snapshot, ZoneSource } from "../store/snapshot.js";
 import type { ZoneRules } from "../time/zone-rules.js";
 import { ianaZone } from "../time/zones.js";
 import { detailsReader, type PackedDetails, packDetails } from "./packed-details.js";
+import type { Snapshot, ZoneSource } from "./snapshot.js";
 import { type StringTable, stringCount, stringReader, stringTable, stringTableBuffers } from "./string-table.js";
 
 /** A snapshot as an ingest worker sends it: plain values, typed arrays and string tables, their buffers transferred. */
@@ -212,6 +212,14 @@ class LazyTail implements SeriesTail {
       this.built = built;
     }
     return this.built;
+  }
+
+  get reordered(): boolean {
+    return this.series().reordered;
+  }
+
+  get reachAhead(): number {
+    return this.series().reachAhead;
   }
 
   earliestStart(request: TailRequest): number {

@@ -6,9 +6,7 @@
  */
 import pino from "pino";
 import type { LogLevel } from "../config/server-config.js";
-
-/** Writes one record; `level` (debug, info, warn, error) and `msg` are read from it, the rest are fields. */
-export type Logger = (record: Record<string, unknown>) => void;
+import type { Logger } from "../log.js";
 
 /**
  * Keys that could carry a credential if one were ever passed by mistake;

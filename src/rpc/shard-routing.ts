@@ -13,7 +13,7 @@
 import { hash } from "node:crypto";
 import { ConnectError, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
 import { type ListCalendarsResponse, ListCalendarsResponseSchema } from "../../gen/calq/v1/calendar_service_pb.js";
-import { SHARD_GROUP_HEADER, SHARD_KEY_HEADER } from "./shard-headers.js";
+import { SHARD_GROUP_HEADER, SHARD_KEY_HEADER } from "../config/shard-headers.js";
 import { calqErrorInfo } from "./status.js";
 
 /** Where the calendars of a call live. */

@@ -16,7 +16,7 @@
  * - Slots come in start order, at most `limit` of them.
  */
 
-import { Pacer, runAtOnce, type Steps } from "../stepwise.js";
+import { runAtOnce, type Steps } from "../stepwise.js";
 import { DAY_MS, floorTo, MINUTE_MS } from "../time/units.js";
 import { instantToLocal, resolveLocal, type ZoneRules } from "../time/zone-rules.js";
 
@@ -129,30 +129,41 @@ function firstEndingAfter(blocked: readonly Blocked[], instant: number): number 
 }
 
 /** The first `limit` free slots of the query around `blocked`. */
-export function findFreeSlots(blocked: readonly Blocked[], query: FreeSlotQuery): { start: number; end: number }[] {
-  return runAtOnce(findFreeSlotsSteps(blocked, query));
+export function findFreeSlots(blocked: readonly Blocked[], query: FreeSlotQuery): FreeSlot[] {
+  return runAtOnce(findFreeSlotsSteps(blocked, query)).slots;
+}
+
+/** Candidate starts looked at between two pauses of the steps. */
+const STARTS_PER_STEP = 512;
+
+/** What a slot search found, and whether the caller's deadline stopped it first (then `slots` are the first ones, exactly). */
+export interface SlotsFound {
+  readonly slots: FreeSlot[];
+  readonly interrupted: boolean;
 }
 
 /**
- * The same search as steps that pause between local days once about a
- * millisecond of work has passed: a year at a 5-minute step looks at some
- * 100,000 starts, which a server runs with others' requests in between
- * (runYielding).
+ * The same search as steps that pause every few hundred candidate starts:
+ * a year at a 5-minute step looks at some 100,000 starts, which a server
+ * runs with others' requests in between. `interrupted` is asked at each
+ * pause (the caller's deadline): the slots found by then are returned.
  */
-export function* findFreeSlotsSteps(blocked: readonly Blocked[], query: FreeSlotQuery, clock: () => number = Date.now): Steps<FreeSlot[]> {
+export function* findFreeSlotsSteps(blocked: readonly Blocked[], query: FreeSlotQuery, interrupted?: () => boolean): Steps<SlotsFound> {
   const { zone, durationMs, limit } = query;
-  const pacer = new Pacer(1, clock);
   const slots: FreeSlot[] = [];
   // Local days from the one holding the window's start to the one holding its last instant.
   const firstDay = floorTo(instantToLocal(zone, query.start), DAY_MS);
   const lastDay = floorTo(instantToLocal(zone, query.endExclusive - 1), DAY_MS);
   let previous = Number.NEGATIVE_INFINITY;
+  let looked = 0;
   for (let day = firstDay - DAY_MS; day <= lastDay + DAY_MS && slots.length < limit; day += DAY_MS) {
-    if (pacer.due()) {
+    if (looked >= STARTS_PER_STEP) {
       yield;
-      pacer.resumed();
+      looked = 0;
+      if (interrupted?.() === true) return { slots, interrupted: true };
     }
     for (const start of candidateStarts(day, query)) {
+      looked++;
       // Around a fold, one instant can be a candidate of two local days: take it once.
       if (start <= previous) continue;
       const end = start + durationMs;
@@ -166,5 +177,5 @@ export function* findFreeSlotsSteps(blocked: readonly Blocked[], query: FreeSlot
       if (slots.length === limit) break;
     }
   }
-  return slots;
+  return { slots, interrupted: false };
 }

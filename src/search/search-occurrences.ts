@@ -15,11 +15,11 @@
  * search stopped by its budget still returns a correct prefix.
  */
 
-import { Budget, type Clock } from "../expand/budget.js";
+import { Budget } from "../expand/budget.js";
 import { compareOccurrences, eventIdOf, type Occurrence } from "../expand/occurrence.js";
 import type { SeriesTail, TailRequest } from "../expand/series-tail.js";
 import type { IntervalIndex } from "../index/interval-index.js";
-import { Pacer, runAtOnce, type Steps } from "../stepwise.js";
+import { runAtOnce, type Steps } from "../stepwise.js";
 import { type MatchMode, matches, type Window } from "./match.js";
 import { matchesWords } from "./text-query.js";
 
@@ -55,6 +55,9 @@ export interface KeyedCalendar {
  */
 export const BEFORE_ALL: Position = { start: -8.64e15, eventId: "" };
 
+/** A key after every event_id and every `calendar_id event_id` key (they are ASCII): a position after all that start at its instant. */
+const AFTER_ALL_KEYS = "\uffff";
+
 export interface PageQuery {
   readonly window: Window;
   readonly mode: MatchMode;
@@ -74,22 +77,33 @@ export interface PageQuery {
 /** Why a page stopped before it was full: its own work budget, or the caller's deadline. */
 export type PartialReason = "budget" | "deadline";
 
-/** How much one search may work, and when it must answer. */
+/**
+ * How much one search may work, and when it must stop. Work is counted, never
+ * timed (docs/decisions.md, "Budgets count work"): a unit is a rule date
+ * visited, 16 index entries looked at, or a series opened. So the same request
+ * over the same snapshot gets the same page on any machine at any load; only
+ * the caller's own deadline (`interrupted`) can stop it sooner.
+ */
 export interface SearchLimits {
-  /** Milliseconds of work on `clock`; time paused for other requests does not count. */
-  readonly budgetMs: number;
-  /** The instant on `clock` by which the page must be answered (the caller's deadline, less time to send it). */
-  readonly answerBy?: number;
-  /** Set when the caller has gone (cancelled): the search stops at its next step. */
-  readonly signal?: AbortSignal;
-  readonly clock?: Clock;
+  /** Units of work the search may do; past them it answers what it found, marked partial ("budget"). */
+  readonly work: number;
+  /** Asked between steps: true once the caller's deadline has passed or the caller has left ("deadline"). */
+  readonly interrupted?: () => boolean;
 }
 
-/** Rule dates one search may visit across all its on-demand series: a bound that does not depend on the machine's speed. */
-export const TAIL_VISITS_PER_SEARCH = 250_000;
-
 /** Work a search may do when its caller sets no limits (tests, the CLI, benchmarks). */
-export const UNLIMITED: SearchLimits = { budgetMs: Number.POSITIVE_INFINITY };
+export const UNLIMITED: SearchLimits = { work: Number.POSITIVE_INFINITY };
+
+/**
+ * Units one step of a search may spend before it pauses: a step of an
+ * on-demand series stops at an exact point and resumes there, and the steps
+ * pause between them, so a caller running the steps (the service's turns)
+ * can let other calls run after every few hundred units.
+ */
+export const UNITS_PER_STEP = 256;
+
+/** Index entries looked at that count as one unit of work: an entry costs a small part of a rule date's expansion. */
+export const INDEX_ENTRIES_PER_UNIT = 16;
 
 export interface Page {
   readonly occurrences: readonly Occurrence[];
@@ -108,9 +122,13 @@ export interface Page {
   /**
    * Set when the search stopped before the page was full: `occurrences` are
    * exactly the first matches after the query's position (possibly none),
-   * and `next` continues after them.
+   * and `next` continues after them, or after every occurrence the search
+   * ruled out, when that is further (then it may equal the query's own
+   * position only if the search could not move at all).
    */
   readonly partial?: PartialReason;
+  /** Units of work the page took. */
+  readonly work: number;
 }
 
 /** The page of matching occurrences after `query.after`, in (start, event_id) order, run to the end at once. */
@@ -119,9 +137,9 @@ export function searchPage(calendar: SearchableOccurrences, query: PageQuery, li
 }
 
 /**
- * The same search as steps that pause about every millisecond of work, so a caller
- * may let other requests run between them (runYielding). Paused time does not
- * count against `limits.budgetMs`; it does count towards `limits.answerBy`.
+ * The same search as steps that pause every few hundred units of work, so a
+ * caller may let other requests run between them. Where it pauses depends
+ * on the work alone, never on a clock.
  */
 export function searchPageSteps(calendar: SearchableOccurrences, query: PageQuery, limits: SearchLimits): Steps<Page> {
   return mergedPageSteps([{ prefix: "", occurrences: calendar, withholdClassified: query.withholdClassified === true }], query, limits);
@@ -151,75 +169,92 @@ interface Source {
   readonly withholdClassified: boolean;
 }
 
+/**
+ * The work of one search: its budget, and the units spent since it last
+ * paused, so it pauses after about UNITS_PER_STEP of them.
+ */
+class SearchWork {
+  readonly budget: Budget;
+  private sincePause = 0;
+  constructor(private readonly limits: SearchLimits) {
+    this.budget = new Budget(limits.work);
+  }
+  /** Counts `units` of work done outside the budget's own counting (loop steps), for pacing only. */
+  tick(units = 1): void {
+    this.sincePause += units;
+  }
+  /** Pauses when a step's worth of work was done since the last pause. */
+  *pace(): Steps<void> {
+    const used = this.budget.used;
+    if (this.sincePause + used - this.usedAtPause < UNITS_PER_STEP) return;
+    yield;
+    this.sincePause = 0;
+    this.usedAtPause = this.budget.used;
+  }
+  private usedAtPause = 0;
+  /** Whether the search must stop now, and why. */
+  stopReason(): PartialReason | undefined {
+    if (this.limits.interrupted?.() === true) return "deadline";
+    if (this.budget.exhausted) return "budget";
+    return undefined;
+  }
+}
+
 function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: SearchLimits): Steps<Page> {
   const wanted = query.limit + 1;
-  // One calendar and nothing to expand: the index alone answers, in O((L + 1) log n), with no merge.
-  if (sources.length === 1 && sources[0].occurrences.tails.length === 0) {
-    const found = indexCandidates(sources[0], query, wanted);
-    return pageOf(found, new Array<number>(found.length).fill(0), sources, query.limit, true);
-  }
-  const clock = limits.clock ?? Date.now;
-  const budget = new Budget(clock() + limits.budgetMs, TAIL_VISITS_PER_SEARCH, clock);
+  const work = new SearchWork(limits);
   const { window, mode, after } = query;
   const words = query.words ?? [];
 
   const heap = new EntryHeap();
   for (const [index, source] of sources.entries()) {
-    // Its head at once (no budget is spent on a list), so an empty list leaves nothing in the heap.
-    const head = new ListStream(index, source.prefix, indexCandidates(source, query, wanted)).advance().entry;
+    const head = new IndexStream(index, source, query, work.budget).advance().entry;
     if (head !== undefined) heap.push(head);
   }
   const found: Occurrence[] = [];
   const from: number[] = [];
   let complete = true;
   let partial: PartialReason | undefined;
-  // A millisecond, not the 10 ms a reload uses: a search of another calendar
-  // needs several turns of the event loop (request, handler, response frames)
-  // and waits for a slice of every expensive search at each of them.
-  const pacer = new Pacer(1, clock);
-  // Callers check `pacer.due()` first: a step that does not pause makes no generator.
-  const pause = () => pauseFor(pacer, budget, clock);
+  // Set once every series has a place in the heap: from then on the heap bounds every match not yet found.
+  let placed = false;
 
-  // Each series' lower bound; a series rebuilt from a worker's recipe is made
-  // here on its first search, so this too is paced and budgeted, every 32
-  // series (a bound alone costs far less than looking at the clock).
-  let seen = 0;
+  // Each series' lower bound; a series rebuilt from a worker's recipe is
+  // made here on its first search, so opening one is a unit of work.
   for (const [index, source] of sources.entries()) {
     const { prefix, withholdClassified } = source;
     const request: TailRequest = {
       start: window.start,
       endExclusive: window.endExclusive,
-      startingFrom: after?.start ?? Number.NEGATIVE_INFINITY,
+      startingFrom: Math.max(after?.start ?? Number.NEGATIVE_INFINITY, mode === "startWithin" ? window.start : Number.NEGATIVE_INFINITY),
       accepts: (occurrence) =>
         matches(occurrence, window, mode) && isAfter(occurrence, prefix, after) && wordsMatch(words, occurrence, withholdClassified),
-      budget,
+      budget: work.budget,
     };
     for (const tail of source.occurrences.tails) {
-      if ((seen++ & 31) === 0) {
-        if (pacer.due()) yield* pause();
-        partial = stopReason(limits, budget, clock);
-        if (partial !== undefined) break;
-      }
+      yield* work.pace();
+      partial = work.stopReason();
+      if (partial !== undefined) break;
+      work.budget.spend(1);
       const earliest = tail.earliestStart(request);
       if (earliest !== Number.POSITIVE_INFINITY) heap.push({ start: earliest, stream: new TailStream(index, prefix, tail, request) });
     }
     if (partial !== undefined) break;
   }
+  placed = partial === undefined;
 
   // An empty heap is the whole answer, however little budget is left.
-  while (partial === undefined && found.length < wanted && !heap.empty) {
-    if (pacer.due()) yield* pause();
-    partial = stopReason(limits, budget, clock);
-    if (partial !== undefined) break;
-    const top = heap.pop();
-    if (top === undefined) break;
+  while (found.length < wanted && !heap.empty) {
+    work.tick();
+    yield* work.pace();
+    partial ??= work.stopReason();
+    const top = heap.peek()!;
+    // Out of work or time: occurrences already found, and before every stream's bound, are still handed out.
+    if (partial !== undefined && top.occurrence === undefined) break;
+    heap.pop();
     if (top.occurrence === undefined) {
-      // A lower bound: open the stream (or fetch its next batch) and put its real head back.
+      // A lower bound: take a step of the stream and put what it gives back (its head, or a later bound).
       const step = top.stream.advance();
-      if (step.cut === "budget") {
-        partial = "budget";
-        break;
-      }
+      if (step.cut === "budget") partial = "budget";
       if (step.cut === "cap") complete = false;
       if (step.entry !== undefined) heap.push(step.entry);
       continue;
@@ -230,20 +265,16 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
     heap.push({ start: top.start, boundAfter: top, stream: top.stream });
   }
 
-  if (partial !== undefined) {
+  if (partial !== undefined && found.length < wanted) {
     const last = found.length - 1;
-    const next = last < 0 ? (after ?? BEFORE_ALL) : positionOf(found[last], sources[from[last]].prefix);
-    return { occurrences: found, sources: from, complete, more: true, next, partial };
+    let next = last < 0 ? (after ?? BEFORE_ALL) : positionOf(found[last], sources[from[last]].prefix);
+    // Every match starting before the lowest bound left was found: the next page may start there,
+    // past the work done, even when this one found nothing.
+    const bound = heap.peek()?.start ?? Number.POSITIVE_INFINITY;
+    if (placed && bound !== Number.POSITIVE_INFINITY && bound - 1 > next.start) next = { start: bound - 1, eventId: AFTER_ALL_KEYS };
+    return { occurrences: found, sources: from, complete, more: true, next, partial, work: work.budget.used };
   }
-  return pageOf(found, from, sources, query.limit, complete);
-}
-
-/** Pauses for other requests once a slice of work is used up; the time away does not count against `budget`. */
-export function* pauseFor(pacer: Pacer, budget: Budget, clock: Clock): Steps<void> {
-  const paused = clock();
-  yield;
-  pacer.resumed();
-  budget.extend(clock() - paused);
+  return pageOf(found, from, sources, query.limit, complete, work.budget.used);
 }
 
 function positionOf(occurrence: Occurrence, prefix: string): Position {
@@ -254,20 +285,19 @@ function positionOf(occurrence: Occurrence, prefix: string): Position {
  * A page from up to limit + 1 matches in order (`from`: the source of each):
  * the extra one only says that more follow.
  */
-function pageOf(found: readonly Occurrence[], from: readonly number[], sources: readonly Source[], limit: number, complete: boolean): Page {
+function pageOf(
+  found: readonly Occurrence[],
+  from: readonly number[],
+  sources: readonly Source[],
+  limit: number,
+  complete: boolean,
+  work: number,
+): Page {
   const occurrences = found.slice(0, limit);
   const kept = from.slice(0, limit);
-  if (found.length <= limit) return { occurrences, sources: kept, complete, more: false };
+  if (found.length <= limit) return { occurrences, sources: kept, complete, more: false, work };
   const last = occurrences.length - 1;
-  return { occurrences, sources: kept, complete, more: true, next: positionOf(occurrences[last], sources[kept[last]].prefix) };
-}
-
-/** Whether the search must stop now, and why. */
-function stopReason(limits: SearchLimits, budget: Budget, clock: Clock): PartialReason | undefined {
-  if (limits.signal?.aborted === true) return "deadline";
-  if (limits.answerBy !== undefined && clock() >= limits.answerBy) return "deadline";
-  if (budget.exhausted || budget.expired()) return "budget";
-  return undefined;
+  return { occurrences, sources: kept, complete, more: true, next: positionOf(occurrences[last], sources[kept[last]].prefix), work };
 }
 
 /**
@@ -292,7 +322,11 @@ function idOf(entry: Entry): string {
   return entry.id;
 }
 
-/** What advancing a stream gave: its next entry (none at its end), and whether expansion was cut. */
+/**
+ * What a step of a stream gave: its next entry (an occurrence, or a lower
+ * bound of its next one when the step ran out of work first; none at its
+ * end), and whether expansion was cut ("budget": the whole budget is spent).
+ */
 interface Advance {
   readonly entry?: Entry;
   readonly cut: "none" | "cap" | "budget";
@@ -309,24 +343,75 @@ function entryOf(stream: Stream, occurrence: Occurrence): Entry {
   return { start: occurrence.start, stream, occurrence };
 }
 
-/** Occurrences already exact and in order (the index's candidates). */
-class ListStream implements Stream {
-  private position = 0;
+/**
+ * The index's matching occurrences after the query's position, in order,
+ * looked at UNITS_PER_STEP entries per step (each INDEX_ENTRIES_PER_UNIT
+ * of them a unit of work): a word that no event holds
+ * costs a step at a time, however many occurrences the window has, and
+ * gives way to streams whose occurrences come earlier.
+ */
+class IndexStream implements Stream {
+  readonly source: number;
+  readonly prefix: string;
+  /** The next index position to look at. */
+  private position: number;
+  /** Positions at or past this are not candidates. */
+  private readonly stop: number;
+  private readonly words: readonly string[];
+
   constructor(
-    readonly source: number,
-    readonly prefix: string,
-    private readonly items: readonly Occurrence[],
-  ) {}
+    source: number,
+    private readonly calendar: Source,
+    private readonly query: PageQuery,
+    private readonly budget: Budget,
+  ) {
+    this.source = source;
+    this.prefix = calendar.prefix;
+    const { index } = calendar.occurrences;
+    const { window, after, mode } = query;
+    this.words = query.words ?? [];
+    const fromAfter = after === undefined ? 0 : positionAfter(index, calendar.prefix, after);
+    this.position = mode === "startWithin" ? Math.max(fromAfter, index.lowerBound(window.start)) : fromAfter;
+    this.stop = index.lowerBound(window.endExclusive);
+  }
+
   advance(): Advance {
-    const item = this.items[this.position++];
-    return { entry: item === undefined ? undefined : entryOf(this, item), cut: "none" };
+    const { index } = this.calendar.occurrences;
+    const { window, mode } = this.query;
+    let looked = 0;
+    let found: Occurrence | undefined;
+    const accept = (occurrence: Occurrence) =>
+      matches(occurrence, window, mode) && wordsMatch(this.words, occurrence, this.calendar.withholdClassified);
+    if (mode === "startWithin") {
+      while (this.position < this.stop && looked < UNITS_PER_STEP && found === undefined) {
+        const occurrence = index.item(this.position++);
+        looked++;
+        if (accept(occurrence)) found = occurrence;
+      }
+    } else {
+      index.visitCandidates(window.endExclusive, window.start, this.position, (occurrence, position) => {
+        looked++;
+        this.position = position + 1;
+        if (accept(occurrence)) found = occurrence;
+        return found === undefined && looked < UNITS_PER_STEP;
+      });
+      if (found === undefined && looked < UNITS_PER_STEP) this.position = this.stop;
+    }
+    const cut = this.budget.spend(Math.ceil(looked / INDEX_ENTRIES_PER_UNIT)) ? "none" : "budget";
+    if (found !== undefined) return { entry: entryOf(this, found), cut };
+    if (this.position >= this.stop) return { cut };
+    // Not found within the step: a bound at the next position's start, so streams with earlier occurrences go first.
+    return { entry: { start: index.item(this.position).start, stream: this }, cut };
   }
 }
 
 /**
  * One on-demand series as a stream: batches of 1, 2, 4, ... occurrences, so
  * a series that supplies one result costs one small expansion and one that
- * supplies the whole page costs about the page.
+ * supplies the whole page costs about the page. Each expansion may spend
+ * UNITS_PER_STEP units; one that runs out stops at an exact slot, hands out
+ * what it found before it, and resumes from that slot at its next step, so
+ * the search spends its budget in the window's order across every series.
  */
 class TailStream implements Stream {
   private buffer: Occurrence[] = [];
@@ -335,6 +420,16 @@ class TailStream implements Stream {
   private more = true;
   /** The last occurrence handed out; the next batch starts after it. */
   private last?: Occurrence;
+  /** Set when an expansion ran out of its step: the next one starts at this slot instant. */
+  private resumeAt?: number;
+  /** A reordered series' occurrences found so far, held until its expansion completes (their starts are not in slot order). */
+  private held: Occurrence[] = [];
+  /**
+   * Units the next step may spend: doubled while a step ends where the one
+   * before did (its work all went on what comes before the next slot, such
+   * as a dense EXRULE's dates), so every step moves the series on.
+   */
+  private stepUnits = UNITS_PER_STEP;
 
   constructor(
     readonly source: number,
@@ -344,29 +439,74 @@ class TailStream implements Stream {
   ) {}
 
   advance(): Advance {
-    let cut: Advance["cut"] = "none";
-    if (this.position === this.buffer.length && this.more) cut = this.fetch();
-    if (cut === "budget") return { cut };
+    if (this.position === this.buffer.length && this.more) {
+      const { cut, bound } = this.fetch();
+      if (bound !== undefined) return { entry: { start: bound, stream: this }, cut };
+      const item = this.buffer[this.position++];
+      if (item === undefined) return { cut };
+      this.last = item;
+      return { entry: entryOf(this, item), cut };
+    }
     const item = this.buffer[this.position++];
-    if (item === undefined) return { cut };
+    if (item === undefined) return { cut: "none" };
     this.last = item;
-    return { entry: entryOf(this, item), cut };
+    return { entry: entryOf(this, item), cut: "none" };
   }
 
-  private fetch(): Advance["cut"] {
+  /**
+   * One step of expansion. Gives `bound` when the step ran out of work
+   * before it found anything to hand out: no later occurrence of the
+   * series starts before it.
+   */
+  private fetch(): { cut: "none" | "cap" | "budget"; bound?: number } {
+    const { budget } = this.request;
     const raw: Occurrence[] = [];
-    const after = this.last?.start ?? Number.NEGATIVE_INFINITY;
-    const { cut, more } = this.tail.next(this.request, after, this.batch, raw);
+    const after = this.resumeAt !== undefined ? this.resumeAt - 1 : (this.last?.start ?? Number.NEGATIVE_INFINITY);
+    budget.step(this.stepUnits);
+    const batch = this.tail.next(this.request, after, this.batch, raw);
+    budget.endStep();
     const last = this.last;
-    const fresh = raw
-      .filter((occurrence) => this.request.accepts(occurrence) && (last === undefined || compareOccurrences(occurrence, last) > 0))
-      .sort(compareOccurrences);
+    const fresh = raw.filter(
+      (occurrence) => this.request.accepts(occurrence) && (last === undefined || compareOccurrences(occurrence, last) > 0),
+    );
+    if (batch.cut === "budget") {
+      // Out of this step's work (or of the whole budget: "budget") at an exact slot: everything before it was looked at.
+      const cut = budget.exhausted ? "budget" : "none";
+      const resumeAt = batch.resumeAt ?? after + 1;
+      this.stepUnits = this.resumeAt !== undefined && resumeAt <= this.resumeAt ? this.stepUnits * 2 : UNITS_PER_STEP;
+      this.resumeAt = resumeAt;
+      if (this.tail.reordered) {
+        this.held.push(...fresh);
+        return { cut, bound: this.boundWhileHeld() };
+      }
+      fresh.sort(compareOccurrences);
+      if (fresh.length === 0) return { cut, bound: resumeAt - this.tail.reachAhead };
+      // The first `batch` are exact; past them another rule of the series may have stopped early.
+      this.fill(fresh.length > this.batch ? fresh.slice(0, this.batch) : fresh, true);
+      if (fresh.length > this.batch) this.resumeAt = undefined;
+      return { cut };
+    }
+    this.resumeAt = undefined;
+    const all = this.held.length === 0 ? fresh : [...this.held, ...fresh];
+    this.held = [];
+    all.sort(compareOccurrences);
     // Past the first `batch`, a batch that says more may follow is not exact.
-    this.buffer = more ? fresh.slice(0, this.batch) : fresh;
+    this.fill(batch.more ? all.slice(0, this.batch) : all, batch.more);
+    return { cut: batch.cut };
+  }
+
+  private fill(items: Occurrence[], more: boolean): void {
+    this.buffer = items;
     this.position = 0;
-    this.more = more && this.buffer.length > 0;
+    this.more = more && (items.length > 0 || this.resumeAt !== undefined);
     this.batch *= 2;
-    return cut;
+  }
+
+  /** While a reordered series' occurrences are held: the earliest of them, or the series' bound from the resume slot. */
+  private boundWhileHeld(): number {
+    let bound = this.resumeAt! - this.tail.reachAhead;
+    for (const occurrence of this.held) bound = Math.min(bound, occurrence.start);
+    return bound;
   }
 }
 
@@ -376,6 +516,11 @@ class EntryHeap {
 
   get empty(): boolean {
     return this.entries.length === 0;
+  }
+
+  /** The least entry, left in place. */
+  peek(): Entry | undefined {
+    return this.entries[0];
   }
 
   push(entry: Entry): void {
@@ -428,26 +573,6 @@ function wordsMatch(words: readonly string[], occurrence: Occurrence, withholdCl
   if (words.length === 0) return true;
   if (withholdClassified && occurrence.details.classified === true) return false;
   return matchesWords(words, occurrence.details.searchable);
-}
-
-function indexCandidates({ occurrences: { index }, prefix, withholdClassified }: Source, query: PageQuery, wanted: number): Occurrence[] {
-  const { window, mode, after } = query;
-  const words = query.words ?? [];
-  const found: Occurrence[] = [];
-  const from = after === undefined ? 0 : positionAfter(index, prefix, after);
-  if (mode === "startWithin") {
-    const stop = index.lowerBound(window.endExclusive);
-    for (let position = Math.max(from, index.lowerBound(window.start)); position < stop && found.length < wanted; position++) {
-      const occurrence = index.item(position);
-      if (wordsMatch(words, occurrence, withholdClassified)) found.push(occurrence);
-    }
-    return found;
-  }
-  index.visitCandidates(window.endExclusive, window.start, from, (occurrence) => {
-    if (matches(occurrence, window, mode) && wordsMatch(words, occurrence, withholdClassified)) found.push(occurrence);
-    return found.length < wanted;
-  });
-  return found;
 }
 
 /** The first index position strictly after `after` in (start, key) order, keys being `prefix` + event_id. */

@@ -1,29 +1,62 @@
 /**
- * calq.v1.CalendarService: the read-only search contract, implemented over
- * the calendar store. Validation, access and paging happen here in the order
- * a caller can act on: credentials, then arguments, then the calendar, then
- * the cursor.
+ * calq.v1.CalendarService over Connect, gRPC and gRPC-Web: each method maps
+ * its request message to domain values, calls its use case (src/app), and
+ * maps the answer back to messages. What a method does lives in its use
+ * case; what is here is the contract's shapes. Credentials come first, so an
+ * unauthenticated call learns nothing from its arguments.
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import {
+  type BusyInterval as BusyIntervalMessage,
+  BusyIntervalSchema,
+  BusyKind,
+  CalendarBusySchema,
   CalendarInfoSchema,
+  CalendarReadSchema,
   type CalendarService,
+  Consistency,
+  CursorSnapshot,
+  FindFreeSlotsResponseSchema,
+  FreeSlotSchema,
   GetCallerContextResponseSchema,
   ListCalendarsResponseSchema,
+  MatchMode,
+  MatchModeSchema,
+  PartialReason,
+  QueryFreeBusyResponseSchema,
+  ResolvedQuerySchema,
+  SearchEventsAcrossCalendarsResponseSchema,
+  SearchEventsResponseSchema,
+  TentativePolicy,
 } from "../../gen/calq/v1/calendar_service_pb.js";
-import { READ_ANY } from "../config/capabilities.js";
-import { type ShardMap, shardKeyOf } from "../config/shard-map.js";
-import type { Logger } from "../logging/logger.js";
+import { callerContext } from "../app/caller-context.js";
+import type { BusyCut, BusyRead, FreeBusyDeps } from "../app/free-busy.js";
+import { findFreeSlots, queryFreeBusy } from "../app/free-busy.js";
+import { getEvent } from "../app/get-event.js";
+import { type ListCalendarsDeps, listCalendars } from "../app/list-calendars.js";
+import {
+  type SearchArguments,
+  type SearchDeps,
+  type SearchResult,
+  searchEvents,
+  searchEventsAcrossCalendars,
+} from "../app/search-events.js";
+import type { SnapshotOrigin } from "../app/snapshots.js";
+import type { Turns } from "../app/turns.js";
+import type { Authenticator } from "../auth/authenticator.js";
+import type { ShardMap } from "../config/shard-map.js";
+import type { Logger } from "../log.js";
+import type { BusyInterval } from "../search/busy-time.js";
 import type { CursorCodec } from "../search/cursor.js";
-import { type CalendarStore, dataAsOf } from "../store/calendar-store.js";
-import type { Authenticator, Principal } from "./authenticator.js";
-import { mayRead } from "./calendar-access.js";
-import { callInfo } from "./call-info.js";
-import { findFreeSlotsFor, queryFreeBusy } from "./free-busy.js";
-import { getEvent } from "./get-event.js";
-import { searchEvents, searchEventsAcrossCalendars } from "./search-events.js";
+import type { MatchMode as EngineMatchMode } from "../search/match.js";
+import { type CalendarStore, dataAsOf, servedStale } from "../store/calendar-store.js";
+import { formatInZone } from "../time/civil.js";
+import type { ZoneRules } from "../time/zone-rules.js";
+import { callOfContext } from "./call-context.js";
+import { eventResponse } from "./event-message.js";
+import { occurrenceMessage } from "./occurrence-message.js";
 
 export interface CalendarServiceDeps {
   readonly store: CalendarStore;
@@ -31,89 +64,248 @@ export interface CalendarServiceDeps {
   readonly shards: ShardMap;
   readonly authenticator: Authenticator;
   readonly cursors: CursorCodec;
+  readonly turns: Turns;
   readonly maxWindowMs: number;
   readonly log: Logger;
   readonly now: () => number;
-  /** Milliseconds of work one search may do before it answers a partial page (calq.yaml search.cpu_budget). */
-  readonly searchBudgetMs: number;
-  /** The clock budgets and deadlines are measured on; a monotonic one by default (`now` may be a test's fixed clock). */
-  readonly searchClock?: () => number;
+  /** Units of work one call may do (calq.yaml search.work_budget). */
+  readonly workBudget: number;
 }
 
+/** The modes a request may send, as the contract spells them. */
+const MODE_NAMES = MatchModeSchema.values
+  .filter((value) => value.number !== MatchMode.UNSPECIFIED)
+  .map((value) => value.name)
+  .join(" or ");
+
 export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof CalendarService> {
-  const { store, shards, authenticator, cursors, log, now } = deps;
-  const searchClock = deps.searchClock ?? (() => performance.now());
+  const { store, shards, authenticator, cursors, log, now, turns } = deps;
   const access = { store, shards, log };
-  const freeBusyDeps = { access, maxWindowMs: deps.maxWindowMs, log, searchBudgetMs: deps.searchBudgetMs, clock: searchClock };
-  const searchDeps = { ...freeBusyDeps, cursors, now };
-  const caller = (context: HandlerContext): Promise<Principal> => authenticator.authenticate(context);
+  const searchDeps: SearchDeps = {
+    access,
+    cursors,
+    maxWindowMs: deps.maxWindowMs,
+    log,
+    now,
+    workBudget: deps.workBudget,
+    modeNames: MODE_NAMES,
+  };
+  const freeBusyDeps: FreeBusyDeps = { access, maxWindowMs: deps.maxWindowMs, workBudget: deps.workBudget };
+  const listDeps: ListCalendarsDeps = { store, shards, log };
+  const callOf = callOfContext(authenticator, turns);
 
   return {
     async searchEvents(request, context) {
-      return searchEvents(searchDeps, await caller(context), request, context);
+      const call = await callOf(context);
+      const found = await searchEvents(searchDeps, call, request.calendarId, searchArguments(request));
+      const [read] = found.calendars;
+      return create(SearchEventsResponseSchema, {
+        events: eventsOf(found),
+        nextCursor: found.nextCursor,
+        query: resolvedQuery(found, request.matchMode, { calendarId: read.view.config.id }),
+        consistency: Consistency.SNAPSHOT,
+        snapshotId: read.snapshot.id,
+        dataAsOf: timestampFromMs(dataAsOf(read.view, read.snapshot)),
+        stale: servedStale(read.view, read.snapshot),
+        ...partialFields(found.page.partial),
+        cursorSnapshot: CURSOR_SNAPSHOTS[found.snapshotOrigin],
+      });
     },
 
     async searchEventsAcrossCalendars(request, context) {
-      return searchEventsAcrossCalendars(searchDeps, await caller(context), request, context);
+      const call = await callOf(context);
+      const found = await searchEventsAcrossCalendars(searchDeps, call, request.calendarIds, searchArguments(request));
+      return create(SearchEventsAcrossCalendarsResponseSchema, {
+        events: eventsOf(found),
+        nextCursor: found.nextCursor,
+        query: resolvedQuery(found, request.matchMode, { calendarIds: found.calendars.map((read) => read.view.config.id) }),
+        calendars: found.calendars.map(({ view, snapshot }) =>
+          create(CalendarReadSchema, {
+            calendarId: view.config.id,
+            snapshotId: snapshot.id,
+            dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
+            stale: servedStale(view, snapshot),
+          }),
+        ),
+        ...partialFields(found.page.partial),
+        cursorSnapshot: CURSOR_SNAPSHOTS[found.snapshotOrigin],
+      });
     },
 
     async getEvent(request, context) {
-      return getEvent(freeBusyDeps, await caller(context), request, context);
+      const call = await callOf(context);
+      const found = await getEvent({ access, workBudget: deps.workBudget }, call, request);
+      return eventResponse(found);
     },
 
     async listCalendars(_request, context) {
-      const principal = await caller(context);
-      // Every replica reads the whole calq.yaml: it lists the calendars of every shard group, each with its group.
-      const readable = shards
-        .calendars()
-        .filter((calendar) => mayRead(principal, calendar) !== undefined)
-        .sort((a, b) => (a.id < b.id ? -1 : 1));
-      // Names of calendars seen only through calendar.read.any are a read like any other: audited.
-      const throughReadAny = readable.filter((calendar) => mayRead(principal, calendar) === "read_any").map((calendar) => calendar.id);
-      if (throughReadAny.length > 0) {
-        log({
-          level: "info",
-          kind: "audit",
-          capability: READ_ANY,
-          principal: principal.id,
-          calendar_ids: throughReadAny,
-          method: "ListCalendars",
-          correlation_id: callInfo(context)?.correlationId,
-        });
-      }
-      const calendars = readable.map((calendar) => {
-        // Undefined for a calendar of another shard group: this replica has not loaded it.
-        const view = store.view(calendar.id);
-        return create(CalendarInfoSchema, {
-          id: calendar.id,
-          displayName: calendar.name,
-          timezone: view?.snapshot?.zone.name ?? calendar.timezone ?? "",
-          primary: principal.primary === calendar.id,
+      const call = await callOf(context);
+      const calendars = listCalendars(listDeps, call).map(({ config, view, primary, shardGroup, shardKey }) =>
+        create(CalendarInfoSchema, {
+          id: config.id,
+          displayName: config.name,
+          timezone: view?.snapshot?.zone.name ?? config.timezone ?? "",
+          primary,
           dataAsOf: view?.snapshot === undefined ? undefined : timestampFromMs(dataAsOf(view, view.snapshot)),
           stale: view?.stale ?? false,
-          shardGroup: shards.groupOf(calendar) ?? "",
-          shardKey: shards.sharded ? shardKeyOf(calendar) : "",
-        });
-      });
+          shardGroup,
+          shardKey,
+        }),
+      );
       return create(ListCalendarsResponseSchema, { calendars });
     },
 
     async queryFreeBusy(request, context) {
-      return queryFreeBusy(freeBusyDeps, await caller(context), request, context);
+      const call = await callOf(context);
+      const read = await queryFreeBusy(freeBusyDeps, call, request.calendarIds, request);
+      const zone = read.window.zone;
+      return create(QueryFreeBusyResponseSchema, {
+        startTime: timestampFromMs(read.window.start),
+        endExclusiveTime: timestampFromMs(read.window.endExclusive),
+        timezone: read.window.timezone,
+        calendars: read.calendars.map(({ view, snapshot, busy }) =>
+          create(CalendarBusySchema, {
+            calendarId: view.config.id,
+            busy: busy.map((interval) => intervalMessage(interval, zone)),
+            snapshotId: snapshot.id,
+            dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
+            stale: view.stale,
+            complete: read.completeUntil === undefined,
+          }),
+        ),
+        combined: read.combined.map((interval) => intervalMessage(interval, zone)),
+        ...cutFields(read),
+      });
     },
 
     async findFreeSlots(request, context) {
-      return findFreeSlotsFor(freeBusyDeps, await caller(context), request, context);
+      const call = await callOf(context);
+      const found = await findFreeSlots(freeBusyDeps, call, request.calendarIds, {
+        ...request,
+        tentativeBlocks: TENTATIVE_BLOCKS[request.tentative],
+      });
+      const zone = found.window.zone;
+      return create(FindFreeSlotsResponseSchema, {
+        slots: found.slots.map((slot) =>
+          create(FreeSlotSchema, {
+            startTime: timestampFromMs(slot.start),
+            endTime: timestampFromMs(slot.end),
+            startLocal: formatInZone(slot.start, zone),
+            endLocal: formatInZone(slot.end, zone),
+          }),
+        ),
+        timezone: found.window.timezone,
+        complete: found.completeUntil === undefined,
+        ...cutFields(found),
+      });
     },
 
     async getCallerContext(_request, context) {
-      const principal = await caller(context);
+      const call = await callOf(context);
+      const caller = callerContext(call, now());
       return create(GetCallerContextResponseSchema, {
-        principalId: principal.id,
-        timezone: principal.timezone ?? "",
-        currentTime: timestampFromMs(now()),
-        primaryCalendarId: principal.primary ?? "",
+        principalId: caller.principalId,
+        timezone: caller.timezone ?? "",
+        currentTime: timestampFromMs(caller.now),
+        primaryCalendarId: caller.primaryCalendarId ?? "",
       });
     },
   };
+}
+
+/** The fields both search requests share, as domain values. */
+function searchArguments(request: {
+  start: string;
+  endExclusive: string;
+  timezone: string;
+  matchMode: MatchMode;
+  limit: number;
+  cursor: string;
+  textQuery: string;
+}): SearchArguments {
+  const { start, endExclusive, timezone, limit, cursor, textQuery } = request;
+  return { start, endExclusive, timezone, mode: engineMode(request.matchMode), limit, cursor, textQuery };
+}
+
+/** The engine's mode for a mode of the contract; undefined for UNSPECIFIED and values the contract does not define. */
+function engineMode(mode: MatchMode): EngineMatchMode | undefined {
+  switch (mode) {
+    case MatchMode.OVERLAP:
+      return "overlap";
+    case MatchMode.START_WITHIN:
+      return "startWithin";
+    case MatchMode.UNSPECIFIED:
+      return undefined;
+    default:
+      // Compiles only while every mode of the contract is handled above; at run time, a number from the wire.
+      mode satisfies never;
+      return undefined;
+  }
+}
+
+/** Whether tentative time blocks, by policy; undefined for UNSPECIFIED and values the contract does not define. */
+const TENTATIVE_BLOCKS: Record<number, boolean | undefined> = {
+  [TentativePolicy.BUSY]: true,
+  [TentativePolicy.FREE]: false,
+};
+
+const CURSOR_SNAPSHOTS: Record<SnapshotOrigin, CursorSnapshot> = {
+  current: CursorSnapshot.UNSPECIFIED,
+  held: CursorSnapshot.HELD,
+  rechecked: CursorSnapshot.RECHECKED,
+};
+
+function eventsOf(found: SearchResult) {
+  return found.found.map(({ occurrence, calendar }) => {
+    const { view, snapshot, withholdClassified } = found.calendars[calendar];
+    return occurrenceMessage(occurrence, {
+      calendarId: view.config.id,
+      calendarZone: snapshot.zone,
+      requestZone: found.window.zone,
+      window: found.window,
+      withholdClassified,
+    });
+  });
+}
+
+function resolvedQuery(found: SearchResult, matchMode: MatchMode, calendars: { calendarId?: string; calendarIds?: string[] }) {
+  return create(ResolvedQuerySchema, {
+    ...calendars,
+    startTime: timestampFromMs(found.window.start),
+    endExclusiveTime: timestampFromMs(found.window.endExclusive),
+    timezone: found.window.timezone,
+    matchMode,
+    limit: found.limit,
+    textQueryWords: [...found.words],
+  });
+}
+
+const PARTIAL_REASONS: Record<BusyCut, PartialReason> = {
+  budget: PartialReason.BUDGET,
+  deadline: PartialReason.DEADLINE,
+  size: PartialReason.ANSWER_SIZE,
+};
+
+function partialFields(partial: "budget" | "deadline" | undefined) {
+  return { partial: partial !== undefined, partialReason: partial === undefined ? PartialReason.UNSPECIFIED : PARTIAL_REASONS[partial] };
+}
+
+/** Where a free/busy read or a slot search stopped early, and why. */
+function cutFields(read: Pick<BusyRead, "completeUntil" | "cut">) {
+  return {
+    completeUntil: read.completeUntil === undefined ? undefined : timestampFromMs(read.completeUntil),
+    partialReason: read.cut === undefined ? PartialReason.UNSPECIFIED : PARTIAL_REASONS[read.cut],
+  };
+}
+
+const KINDS: Record<BusyInterval["kind"], BusyKind> = { busy: BusyKind.BUSY, tentative: BusyKind.TENTATIVE };
+
+function intervalMessage(interval: BusyInterval, zone: ZoneRules): BusyIntervalMessage {
+  return create(BusyIntervalSchema, {
+    startTime: timestampFromMs(interval.start),
+    endTime: timestampFromMs(interval.end),
+    kind: KINDS[interval.kind],
+    startLocal: formatInZone(interval.start, zone),
+    endLocal: formatInZone(interval.end, zone),
+  });
 }

@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import type { DescMessage } from "@bufbuild/protobuf";
 import type { ConnectError, Interceptor, StreamResponse } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../log.js";
 import { codeName } from "../rpc/status.js";
 import { ARRIVED_AT, CALL_INFO, type CallInfo } from "./call-info.js";
 import { callCutShort, toWireError } from "./errors.js";

@@ -10,7 +10,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { code, ReasonSchema } from "../../gen/calq/v1/reasons_pb.js";
 import { BadRequest_FieldViolationSchema, BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { CalqError, type Reason } from "../calq-error.js";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../log.js";
 import { ERROR_DOMAIN } from "../rpc/status.js";
 
 /** Each reason's status code, as its `code` option in proto/calq/v1/reasons.proto gives it (google.rpc.Code and connect's Code number the codes alike). */

@@ -6,7 +6,7 @@
  * client cancelled: leaving is the client's right, not a fault.
  */
 
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../log.js";
 import type { CallListener } from "./call-observer.js";
 
 const QUIET_SERVICES = new Set([

@@ -7,6 +7,10 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
+import { Turns } from "../app/turns.js";
+import { Authenticator } from "../auth/authenticator.js";
+import { JwtVerifier } from "../auth/jwt.js";
+import { peerCertificateOf, peerContextValues } from "../auth/peer-certificate.js";
 import { ADMIN } from "../config/capabilities.js";
 import { type CalqConfig, ConfigError } from "../config/config-model.js";
 import { DEFAULT_SERVE_SETTINGS, type ServeSettings } from "../config/server-config.js";
@@ -14,23 +18,21 @@ import { ShardMap } from "../config/shard-map.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { removeInterruptedWrites } from "../feeds/durable-write.js";
 import { countBySeverity } from "../ics/diagnostic.js";
-import { type Logger, stderrLogger } from "../logging/logger.js";
+import type { Snapshot } from "../ingest/snapshot.js";
+import type { Logger } from "../log.js";
+import { stderrLogger } from "../logging/logger.js";
 import { isLoopback } from "../net/loopback.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
 import { RefreshScheduler } from "../store/refresh-scheduler.js";
-import type { Snapshot } from "../store/snapshot.js";
 import { type AdminListener, listenAdmin } from "./admin-listener.js";
 import { adminService } from "./admin-service.js";
-import { Authenticator } from "./authenticator.js";
 import { calendarService } from "./calendar-service.js";
 import { observeCalls } from "./call-observer.js";
 import { concurrencyLimit } from "./concurrency-limit.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
 import { HealthState, refuseWhileDraining, registerHealth, WatchLimiter } from "./health.js";
-import { JwtVerifier } from "./jwt.js";
 import { Metrics } from "./metrics.js";
-import { peerCertificateOf, peerContextValues } from "./peer-certificate.js";
 import { registerReflection } from "./reflection.js";
 import { rpcHandler } from "./rpc-handler.js";
 import { rpcLog } from "./rpc-log.js";
@@ -111,13 +113,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     principalFromCertificate: options.tls?.principalFromCertificate,
     log,
   });
+  // Every call's work takes turns with every other call's, callers in turn.
+  const turns = new Turns();
   const service = calendarService({
     store,
     shards,
     authenticator,
     cursors,
     maxWindowMs: config.search.maxWindowDays * 86_400_000,
-    searchBudgetMs: config.search.cpuBudgetMs,
+    turns,
+    workBudget: config.search.workBudget,
     log,
     now,
   });
@@ -125,7 +130,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const settings = { ...DEFAULT_SERVE_SETTINGS, ...definedOnly(options) };
   const watchers = new WatchLimiter(settings.maxWatchStreams, settings.maxWatchStreamsPerConnection);
   const callListeners = [rpcLog(log, AUDITED_SERVICES), ...(metrics === undefined ? [] : [metrics.onCall])];
-  const admin = adminService({ store, shards, authenticator, feeds: config.feeds, limits: store.expansionLimits, log, now });
+  const admin = adminService({ store, shards, authenticator, turns, feeds: config.feeds, limits: store.expansionLimits, log, now });
   const handler = rpcHandler({
     // Every service on every route, so reflection and health describe the whole server.
     routes: (router) => {

@@ -17,7 +17,7 @@ import { FeedFailure, type FeedFailureClass, type FeedReader, type FeedVersion }
 import { FileFeed } from "../feeds/file-feed.js";
 import { HttpFeed } from "../feeds/http-feed.js";
 import { ingestFeed } from "../ingest/ingest.js";
-import type { Snapshot } from "./snapshot.js";
+import type { Snapshot } from "../ingest/snapshot.js";
 
 const YEAR_MS = 365.25 * 86_400_000;
 /**
@@ -95,7 +95,7 @@ export function defaultLimits(now: number, feeds: FeedLimits = DEFAULT_FEED_LIMI
     hotEnd: now + 2 * YEAR_MS,
     maxOccurrencesPerSeries: feeds.maxOccurrencesPerSeries,
     maxOccurrencesPerFeed: feeds.maxOccurrencesPerFeed,
-    budgetMs: feeds.expansionBudgetMs,
+    maxExpansionWork: feeds.expansionWork,
   };
 }
 

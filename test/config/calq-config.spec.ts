@@ -33,12 +33,21 @@ describe("calq.yaml", () => {
       readers: ["an"],
     });
     expect(config.principals[0].tokenDigests).toEqual([sha256Hex("secret")]);
-    expect(config.search).toEqual({ maxWindowDays: 366, cursorLifetimeMinutes: 15, cursorKeyEnv: [], cpuBudgetMs: 1000 });
+    expect(config.search).toEqual({ maxWindowDays: 366, cursorLifetimeMinutes: 15, cursorKeyEnv: [], workBudget: 500_000 });
   });
 
-  it("reads search.cpu_budget as a duration and refuses one below 100ms", () => {
-    expect(parseConfig({ ...base(), search: { cpu_budget: "250ms" } }, "/srv/calq", "calq.yaml", {}).search.cpuBudgetMs).toBe(250);
-    expect(refusal({ ...base(), search: { cpu_budget: "5ms" } })).toContain("search.cpu_budget: expected a duration");
+  it("reads search.work_budget as a count of units and refuses one that is not a positive integer", () => {
+    expect(parseConfig({ ...base(), search: { work_budget: 250_000 } }, "/srv/calq", "calq.yaml", {}).search.workBudget).toBe(250_000);
+    expect(refusal({ ...base(), search: { work_budget: 0 } })).toContain("search.work_budget: expected a positive integer");
+  });
+
+  it("refuses the budgets written in time that calq no longer reads, naming what replaced them", () => {
+    expect(refusal({ ...base(), search: { cpu_budget: "1s" } })).toContain(
+      "search.cpu_budget: no longer read; use search.work_budget, a count of units of work rather than a duration",
+    );
+    expect(refusal({ ...base(), feeds: { expansion_budget: "2s" } })).toContain(
+      "feeds.expansion_budget: no longer read; use feeds.expansion_work, a count of rule dates rather than a duration",
+    );
   });
 
   it("refuses tokens written in clear", () => {
@@ -160,7 +169,7 @@ describe("calq.yaml", () => {
 
   it("reads feed limits, keeping defaults for the ones not given", () => {
     const config = parseConfig(
-      { ...base(), feeds: { max_bytes: 1_000_000, fetch_timeout: "10s", expansion_budget: "500ms" } },
+      { ...base(), feeds: { max_bytes: 1_000_000, fetch_timeout: "10s", expansion_work: 50_000 } },
       "/srv/calq",
       "calq.yaml",
       {},
@@ -171,7 +180,7 @@ describe("calq.yaml", () => {
       maxComponents: 100_000,
       maxOccurrencesPerSeries: 20_000,
       maxOccurrencesPerFeed: 1_000_000,
-      expansionBudgetMs: 500,
+      expansionWork: 50_000,
     });
   });
 

@@ -11,8 +11,8 @@ import { describe, expect, it } from "vitest";
 import { Budget } from "../../src/expand/budget.js";
 import { eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
 import { OnDemandSeries } from "../../src/expand/series-tail.js";
+import { buildSnapshot } from "../../src/ingest/snapshot.js";
 import type { MatchMode } from "../../src/search/match.js";
-import { buildSnapshot } from "../../src/store/snapshot.js";
 import { feed, searchAll, snapshotOf } from "../support/feeds.js";
 
 const HOUR = 3_600_000;
@@ -87,7 +87,7 @@ describe("fixed-step series expanded on demand", () => {
               hotEnd: window.endExclusive + 3 * HOUR,
               maxOccurrencesPerSeries: 1_000_000,
               maxOccurrencesPerFeed: 1_000_000,
-              budgetMs: Number.POSITIVE_INFINITY,
+              maxExpansionWork: Number.POSITIVE_INFINITY,
             },
           });
           expect(onDemand.tails.length).toBe(1);
@@ -112,7 +112,7 @@ describe("fixed-step series expanded on demand", () => {
             occurrence.start === occurrence.end
               ? window.start <= occurrence.start && occurrence.start < window.endExclusive
               : occurrence.start < window.endExclusive && occurrence.end > window.start,
-          budget: new Budget(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY),
+          budget: new Budget(),
         };
         const found: Occurrence[] = [];
         tail.next(request, Number.NEGATIVE_INFINITY, 1_000_000, found);

@@ -2,9 +2,9 @@
  * Feeds written to hurt: each must load (the test would time out if one
  * stalled), report what it could not use, and keep the rest of the feed.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { buildSnapshot } from "../../src/ingest/snapshot.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
-import { buildSnapshot } from "../../src/store/snapshot.js";
 import { feed, ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);
@@ -63,24 +63,41 @@ describe("BYSETPOS past every period's dates is refused without asking rrule (it
   });
 });
 
-describe("a rule whose probe overruns the rule budget is refused as too expensive", () => {
-  it("times the probe on the injected clock, so a slow walk is refused rather than repeated at every query", () => {
-    // A clock that jumps a second at each reading: every probe looks slow.
-    let now = readAt;
-    const clock = () => (now += 1000);
-    const text = feed(["X-WR-TIMEZONE:UTC"], ["UID:slow", "DTSTART:20261129T090000Z", "RRULE:FREQ=DAILY"], innocent);
-    const snapshot = buildSnapshot(text, {
-      calendarId: "t",
-      limits: { ...defaultLimits(readAt), clock, budgetMs: Number.POSITIVE_INFINITY },
-      readAt,
-    });
-    expect(snapshot.diagnostics.map((d) => [d.code, d.uid])).toContainEqual(["RRULE_TOO_EXPENSIVE", "slow"]);
+describe('whether a rule is kept, and how far it counts, depends on the feed alone (docs/decisions.md, "Budgets count work")', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("keeps a plain weekly rule on a clock that races a minute at every reading", () => {
+    const text = feed(
+      ["X-WR-TIMEZONE:UTC"],
+      ["UID:standup", "DTSTART:20261130T090000Z", "DURATION:PT15M", "RRULE:FREQ=WEEKLY;BYDAY=MO"],
+      innocent,
+    );
+    let racing = readAt;
+    vi.spyOn(Date, "now").mockImplementation(() => (racing += 60_000));
+    vi.spyOn(performance, "now").mockImplementation(() => (racing += 60_000));
+    const snapshot = snapshotOf(text, readAt);
+    vi.restoreAllMocks();
+    expect(snapshot.diagnostics).toEqual([]);
+    const mondays = searchAll(snapshot, { start: Date.UTC(2026, 10, 30), endExclusive: Date.UTC(2026, 11, 29) }, "startWithin");
+    expect(mondays.filter((occurrence) => occurrence.details.uid === "standup").map((o) => new Date(o.start).getUTCDate())).toEqual([
+      30, 7, 14, 21, 28,
+    ]);
   });
 
-  it("keeps the same rule on a clock that does not move", () => {
-    const text = feed(["X-WR-TIMEZONE:UTC"], ["UID:slow", "DTSTART:20261129T090000Z", "RRULE:FREQ=DAILY"], innocent);
-    const snapshot = buildSnapshot(text, { calendarId: "t", limits: { ...defaultLimits(readAt), clock: () => readAt }, readAt });
-    expect(snapshot.diagnostics).toEqual([]);
+  it.each([
+    ["WKST=MO", "FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=MO", [5, 10, 19, 24]],
+    ["WKST=SU", "FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=SU", [5, 17, 19, 31]],
+  ])("RFC 5545's COUNT=4 example (%s) keeps its four dates after a heavy series used up the feed's expansion work", (_, rule, days) => {
+    const text = feed(
+      ["X-WR-TIMEZONE:America/New_York"],
+      // First in the feed: enough one-minute dates to use up all the expansion work a load may do.
+      ["UID:heavy", "DTSTART;TZID=America/New_York:20260101T000000", "DURATION:PT1M", "RRULE:FREQ=MINUTELY;COUNT=50000"],
+      ["UID:rfc", "DTSTART;TZID=America/New_York:19970805T090000", `RRULE:${rule}`],
+    );
+    const snapshot = buildSnapshot(text, { calendarId: "t", limits: { ...defaultLimits(readAt), maxExpansionWork: 2_000 }, readAt });
+    expect(snapshot.diagnostics.map((d) => d.code)).toContain("EXPANSION_BUDGET_EXHAUSTED");
+    const found = searchAll(snapshot, { start: Date.UTC(1997, 7, 1), endExclusive: Date.UTC(1997, 8, 30) }, "startWithin");
+    expect(found.map((occurrence) => new Date(occurrence.start).getUTCDate())).toEqual(days);
   });
 });
 

@@ -1,8 +1,8 @@
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
 import { eventIdOf, type Occurrence, recurrenceIdOf } from "../../src/expand/occurrence.js";
+import type { Snapshot } from "../../src/ingest/snapshot.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
-import type { Snapshot } from "../../src/store/snapshot.js";
 import { formatInZone } from "../../src/time/civil.js";
 import { ianaZone } from "../../src/time/zones.js";
 import { anchors, feed as feedWith, searchAll as searchEvery, snapshotOf } from "../support/feeds.js";

@@ -14,8 +14,8 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_REFRESH_MS } from "../../src/config/config-model.js";
 import type { Occurrence } from "../../src/expand/occurrence.js";
 import { NotICalendarError } from "../../src/ics/parse-calendar.js";
+import { buildSnapshot, type Snapshot } from "../../src/ingest/snapshot.js";
 import { CalendarStore, defaultLimits, type ReloadOutcome } from "../../src/store/calendar-store.js";
-import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
 import { searchAll } from "../support/feeds.js";
 
 const BAD_INPUT = fileURLToPath(new URL("../fixtures/bad-input/", import.meta.url));

@@ -14,8 +14,8 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_REFRESH_MS } from "../../src/config/config-model.js";
 import type { Occurrence } from "../../src/expand/occurrence.js";
+import type { Snapshot } from "../../src/ingest/snapshot.js";
 import { CalendarStore } from "../../src/store/calendar-store.js";
-import type { Snapshot } from "../../src/store/snapshot.js";
 import { searchAll, snapshotOf } from "../support/feeds.js";
 
 const IMPERFECT = join(import.meta.dirname, "../fixtures/imperfect");

@@ -1,5 +1,5 @@
 /**
- * Issue 9, "internal errors": a fault of calq's own while building a
+ * A fault of calq's own while building a
  * snapshot is `internal` (its stack to the operator's log), never
  * `parse_error`, which names a feed that could not be read. The class is
  * told by the error's type, not by its message.
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_REFRESH_MS } from "../../src/config/config-model.js";
-import { CalendarStore, defaultLimits } from "../../src/store/calendar-store.js";
+import { CalendarStore } from "../../src/store/calendar-store.js";
 import { feed } from "../support/feeds.js";
 
 const READ_AT = Date.UTC(2026, 10, 29);
@@ -17,7 +17,7 @@ let dir: string;
 
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A store over one file whose expansion clock throws, as a bug in calq's own code would. */
+/** A store over one file whose expansion limits throw when the build asks for them, as a bug in calq's own code would. */
 function storeWithFaultyExpansion(failures: [string, string, string][]): CalendarStore {
   dir = mkdtempSync(join(tmpdir(), "calq-internal-"));
   writeFileSync(join(dir, "cal.ics"), feed(["X-WR-TIMEZONE:UTC"], ["DTSTART:20261002T090000Z", "SUMMARY:Fine"]));
@@ -26,12 +26,9 @@ function storeWithFaultyExpansion(failures: [string, string, string][]): Calenda
     {
       retentionMs: 60_000,
       now: () => READ_AT,
-      limits: (now) => ({
-        ...defaultLimits(now),
-        clock: () => {
-          throw new RangeError("parse error in calq's own code");
-        },
-      }),
+      limits: () => {
+        throw new RangeError("parse error in calq's own code");
+      },
       onLoadFailure: (id, failure, detail) => failures.push([id, failure, detail]),
     },
   );

@@ -118,11 +118,11 @@ describe("ingestFeed", () => {
     },
   );
 
-  it("stops a build past its deadline as a parse error, and the next build still runs", async () => {
+  it("stops a build past its safety limit as build_stopped, and the next build still runs", async () => {
     const text = generateFeed(readAt, { singles: 20_000, series: 0 });
     const refused = ingest(text, 50);
     await expect(refused).rejects.toBeInstanceOf(FeedFailure);
-    await expect(refused).rejects.toMatchObject({ failure: "parse_error", message: expect.stringContaining("took longer") });
+    await expect(refused).rejects.toMatchObject({ failure: "build_stopped", message: expect.stringContaining("safety limit") });
     const next = await ingest(generateFeed(readAt, { singles: 10, series: 0 }));
     expect(next.eventCount).toBe(10);
   });

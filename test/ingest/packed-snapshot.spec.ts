@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
 import { packSnapshot, unpackSnapshot } from "../../src/ingest/packed-snapshot.js";
+import type { Snapshot } from "../../src/ingest/snapshot.js";
 import type { Window } from "../../src/search/match.js";
-import type { Snapshot } from "../../src/store/snapshot.js";
 import { ics, plusThreeZone, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);

@@ -7,11 +7,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { eventIdOf } from "../../src/expand/occurrence.js";
+import { buildSnapshot } from "../../src/ingest/snapshot.js";
 import { findOccurrenceSteps } from "../../src/search/find-event.js";
 import { searchPage, UNLIMITED } from "../../src/search/search-occurrences.js";
 import { runAtOnce } from "../../src/stepwise.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
-import { buildSnapshot } from "../../src/store/snapshot.js";
 import { DAY_MS, MINUTE_MS } from "../../src/time/units.js";
 import { ics, searchAll, vevent } from "../support/feeds.js";
 
@@ -72,7 +72,7 @@ describe("GetEvent in series expanded on demand", () => {
     const page = searchPage(many, { window, mode: "startWithin", limit: 400 });
     const last = page.occurrences[page.occurrences.length - 1];
     // A budget far smaller than expanding every series over two years takes.
-    const result = runAtOnce(findOccurrenceSteps(many, eventIdOf(last), { budgetMs: 200 }));
+    const result = runAtOnce(findOccurrenceSteps(many, eventIdOf(last), { work: 200_000 }));
     expect("occurrence" in result && eventIdOf(result.occurrence)).toBe(eventIdOf(last));
   });
 
@@ -80,7 +80,7 @@ describe("GetEvent in series expanded on demand", () => {
     const dense = snapshot(ics(...vevent("UID:m", "DTSTART:20200101T090000Z", "DURATION:PT1M", "RRULE:FREQ=MINUTELY;INTERVAL=2")));
     const window = { start: Date.UTC(2060, 0, 1), endExclusive: Date.UTC(2060, 0, 2) };
     const [first] = searchPage(dense, { window, mode: "startWithin", limit: 1 }).occurrences;
-    const result = runAtOnce(findOccurrenceSteps(dense, eventIdOf(first), { budgetMs: 0 }));
+    const result = runAtOnce(findOccurrenceSteps(dense, eventIdOf(first), { work: 0 }));
     expect(result).toEqual({ missing: "budget" });
   });
 });

@@ -1,15 +1,17 @@
 /**
  * A search over many series expanded on demand costs about its answer, not
  * its window, and stops at its budget or its caller's deadline with an exact
- * prefix and a cursor that continues (issue 10).
+ * prefix and a cursor that continues. Its budget counts work, so it stops
+ * at the same place on any machine (docs/decisions.md, "Budgets count work").
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { compareOccurrences, eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
 import type { SeriesTail } from "../../src/expand/series-tail.js";
 import type { Window } from "../../src/search/match.js";
 import {
   BEFORE_ALL,
   type Page,
+  type PageQuery,
   type Position,
   type SearchableOccurrences,
   searchPage,
@@ -60,6 +62,8 @@ function counted(of: SearchableOccurrences): { calendar: SearchableOccurrences; 
   let expanded = 0;
   const tails = of.tails.map(
     (tail): SeriesTail => ({
+      reordered: tail.reordered,
+      reachAhead: tail.reachAhead,
       earliestStart: (request) => tail.earliestStart(request),
       next(request, after, wanted, out) {
         calls++;
@@ -73,33 +77,13 @@ function counted(of: SearchableOccurrences): { calendar: SearchableOccurrences; 
   return { calendar: { index: of.index, tails }, calls: () => calls, expanded: () => expanded };
 }
 
-/** A clock that moves one millisecond each time it is read. */
-function tickingClock(start = 0): () => number {
-  let now = start;
-  return () => now++;
-}
-
-/**
- * Follows every page, partial ones included, as a client with cursors would,
- * on a clock that only moves when a series expands a batch (a millisecond each).
- */
-function followAll(limit: number, budgetMs: number): { ids: string[]; pages: Page[] } {
+/** Follows every page, partial ones included, as a client with cursors would, each page with `work` units. */
+function followAll(of: SearchableOccurrences, query: Omit<PageQuery, "after">, work: number): { ids: string[]; pages: Page[] } {
   const ids: string[] = [];
   const pages: Page[] = [];
-  let now = 0;
-  const working: SearchableOccurrences = {
-    index: calendar.index,
-    tails: calendar.tails.map((tail) => ({
-      earliestStart: (request) => tail.earliestStart(request),
-      next(request, after, wanted, out) {
-        now += 1;
-        return tail.next(request, after, wanted, out);
-      },
-    })),
-  };
   let after: Position | undefined;
-  for (let guard = 0; guard < 1000; guard++) {
-    const page = searchPage(working, { window, mode: "overlap", limit, after }, { budgetMs, clock: () => now });
+  for (let guard = 0; guard < 10_000; guard++) {
+    const page = searchPage(of, { ...query, after }, { work });
     pages.push(page);
     ids.push(...page.occurrences.map(eventIdOf));
     if (page.next === undefined) return { ids, pages };
@@ -130,12 +114,11 @@ describe("a page over many on-demand series (k-way merge)", () => {
   });
 });
 
-describe("a search that runs out of budget", () => {
+describe("a search that runs out of its work budget", () => {
   it("returns an exact prefix marked partial, and its cursors continue to exactly the unpaged result", () => {
     const expected = bruteForce();
-    // A series is opened when its next slot comes first, and each result costs about a batch: a
-    // millisecond on this clock, so a 6 ms budget holds a few results of a page of 10.
-    const { ids, pages } = followAll(10, 6);
+    // Opening the 40 series costs 40 units and each result a few more: 60 units hold a few results of a page of 10.
+    const { ids, pages } = followAll(calendar, { window, mode: "overlap", limit: 10 }, 60);
     expect(pages.some((page) => page.partial === "budget")).toBe(true);
     expect(pages.some((page) => page.partial === "budget" && page.occurrences.length < 10)).toBe(true);
     expect(ids).toEqual(expected);
@@ -145,64 +128,105 @@ describe("a search that runs out of budget", () => {
     }
   });
 
-  it("with no time to open the first series, returns nothing and a cursor from the start", () => {
-    const page = searchPage(calendar, { window, mode: "overlap", limit: 10 }, { budgetMs: 0, clock: tickingClock() });
+  it("with no work to open the first series, returns nothing and a cursor from the start", () => {
+    const page = searchPage(calendar, { window, mode: "overlap", limit: 10 }, { work: 0 });
     expect(page).toMatchObject({ occurrences: [], partial: "budget", more: true, next: BEFORE_ALL });
   });
 
-  it("answers nothing-matches as complete when placing the series used the budget up: an empty heap is the whole answer", () => {
-    let now = 0;
-    // 20 series that cannot reach the window, each costing a millisecond to rule out.
+  it("answers nothing-matches as complete once every series is ruled out: an empty heap is the whole answer", () => {
+    // 20 series that cannot reach the window, a unit each to rule out.
     const nowhere: SearchableOccurrences = {
       index: calendar.index,
       tails: Array.from({ length: 20 }, () => ({
-        earliestStart: () => {
-          now += 1;
-          return Number.POSITIVE_INFINITY;
-        },
+        reordered: false,
+        reachAhead: 0,
+        earliestStart: () => Number.POSITIVE_INFINITY,
         next: () => ({ cut: "none" as const, more: false }),
       })),
     };
     // 2150 is past what the index holds: only the series could answer.
-    const page = searchPage(nowhere, { window, mode: "overlap", limit: 10 }, { budgetMs: 15, clock: () => now });
-    expect(now).toBeGreaterThan(15);
-    expect(page).toMatchObject({ occurrences: [], more: false, complete: true });
+    const page = searchPage(nowhere, { window, mode: "overlap", limit: 10 }, { work: 20 });
+    expect(page).toMatchObject({ occurrences: [], more: false, complete: true, work: 20 });
     expect(page.partial).toBeUndefined();
   });
 
-  it("does not count time paused for other requests against the budget", () => {
-    let now = 0;
-    const clock = () => (now += 1);
-    const steps = searchPageSteps(calendar, { window, mode: "overlap", limit: 50 }, { budgetMs: 1000, clock });
-    let pauses = 0;
-    for (;;) {
-      // Each reading of the clock is a millisecond of work; each pause for others takes 10 s.
-      const step = steps.next();
-      if (step.done) {
-        expect(step.value.partial).toBeUndefined();
-        expect(step.value.occurrences).toHaveLength(50);
-        break;
+  it("gives the same page, pausing at the same points, whatever the clock says", () => {
+    const run = () => {
+      const steps = searchPageSteps(calendar, { window, mode: "overlap", limit: 50 }, { work: 5_000 });
+      let pauses = 0;
+      for (;;) {
+        const step = steps.next();
+        if (step.done) return { pauses, ids: step.value.occurrences.map(eventIdOf), partial: step.value.partial };
+        pauses++;
       }
-      pauses++;
-      now += 10_000;
-    }
-    expect(pauses).toBeGreaterThan(0);
+    };
+    const still = run();
+    let racing = 0;
+    vi.spyOn(Date, "now").mockImplementation(() => (racing += 60_000));
+    vi.spyOn(performance, "now").mockImplementation(() => (racing += 60_000));
+    const raced = run();
+    vi.restoreAllMocks();
+    expect(racing).toBe(0);
+    expect(raced).toEqual(still);
+    expect(still.ids).toEqual(bruteForce().slice(0, 50));
   });
 });
 
 describe("a search past its caller's deadline", () => {
-  it("stops at answerBy with what it has, marked deadline", () => {
-    const clock = tickingClock(1000);
-    const page = searchPage(calendar, { window, mode: "overlap", limit: 100 }, { budgetMs: Infinity, answerBy: 1300, clock });
+  it("stops when interrupted with what it has, marked deadline", () => {
+    let asked = 0;
+    const page = searchPage(calendar, { window, mode: "overlap", limit: 100 }, { work: Infinity, interrupted: () => ++asked > 60 });
     expect(page.partial).toBe("deadline");
+    expect(page.occurrences.length).toBeGreaterThan(0);
     expect(page.occurrences.map(eventIdOf)).toEqual(bruteForce().slice(0, page.occurrences.length));
   });
 
   it("stops at once when the caller has gone", () => {
-    const cancelled = new AbortController();
-    cancelled.abort();
     const after = { start: window.start, eventId: "x" };
-    const page = searchPage(calendar, { window, mode: "overlap", limit: 10, after }, { budgetMs: Infinity, signal: cancelled.signal });
+    const page = searchPage(calendar, { window, mode: "overlap", limit: 10, after }, { work: Infinity, interrupted: () => true });
     expect(page).toMatchObject({ occurrences: [], partial: "deadline", next: after });
+  });
+});
+
+describe("work spent in the window's order", () => {
+  // A day of a 5-minute series (288 dates), with one event that holds the word at the window's start.
+  const busy = snapshotOf(
+    feed(
+      ["X-WR-TIMEZONE:UTC"],
+      ["UID:tick@calq.test", "DTSTART:20200101T000000Z", "DURATION:PT1M", "RRULE:FREQ=MINUTELY;INTERVAL=5", "SUMMARY:tick"],
+      ...Array.from({ length: 5 }, (_, i) => [
+        `UID:m${i}@calq.test`,
+        `DTSTART:2150010${1 + i}T000000Z`,
+        "DURATION:PT30M",
+        "SUMMARY:standup",
+      ]),
+    ),
+    readAt,
+  );
+  const day = { start: Date.UTC(2150, 0, 1), endExclusive: Date.UTC(2150, 0, 2) };
+
+  it("a text search finds the match at a day's start, however many dates a series holds that day", () => {
+    const found = searchAll(busy, day, "overlap", 20);
+    expect(found).toHaveLength(1 + 288);
+    // 200 units cannot rule out the whole day's 288 dates, but the match at its start comes first.
+    const words = searchPage(busy, { window: day, mode: "overlap", limit: 5, words: ["standup"] }, { work: 200 });
+    expect(words.occurrences.map((occurrence) => occurrence.details.uid)).toEqual(["m0@calq.test"]);
+    expect(words.partial).toBe("budget");
+    // Following its cursor with the same small budget rules out the rest of the day a page at a time, then ends.
+    const { ids, pages } = followAll(busy, { window: day, mode: "overlap", limit: 5, words: ["standup"] }, 200);
+    expect(ids).toEqual([eventIdOf(words.occurrences[0])]);
+    expect(pages.length).toBeLessThan(5);
+  });
+
+  it("a search the budget cuts keeps the matches before the cut, and its cursor goes on to the rest, also past pages that found nothing", () => {
+    const week = { start: Date.UTC(2150, 0, 1), endExclusive: Date.UTC(2150, 0, 8) };
+    const { ids, pages } = followAll(busy, { window: week, mode: "overlap", limit: 5, words: ["standup"] }, 700);
+    expect(pages.some((page) => page.partial === "budget")).toBe(true);
+    expect(ids).toEqual(
+      searchAll(busy, week, "overlap")
+        .filter((o) => o.details.summary === "standup")
+        .map(eventIdOf),
+    );
+    expect(pages.length).toBeLessThan(10);
   });
 });

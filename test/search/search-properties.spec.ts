@@ -50,6 +50,8 @@ function occurrence(
 /** A tail that pushes the same occurrences whatever the window, all at once: extras are allowed. */
 function fixedTail(occurrences: readonly Occurrence[]): SeriesTail {
   return {
+    reordered: false,
+    reachAhead: 0,
     earliestStart: () => Number.NEGATIVE_INFINITY,
     next(_request, _after, _wanted, out) {
       out.push(...occurrences);
@@ -66,6 +68,8 @@ function fixedTail(occurrences: readonly Occurrence[]): SeriesTail {
 function looseTail(occurrences: readonly Occurrence[]): SeriesTail {
   const sorted = [...occurrences].sort(compareOccurrences);
   return {
+    reordered: false,
+    reachAhead: 0,
     earliestStart: ({ start }) => Math.min(...sorted.filter((candidate) => candidate.end >= start).map((candidate) => candidate.start)),
     next({ start, endExclusive, accepts }, after, wanted, out) {
       const left = sorted.filter((candidate) => candidate.start > after && candidate.start <= endExclusive && candidate.end >= start);

@@ -4,10 +4,10 @@
  * fold of 2026-11-01.
  */
 import { describe, expect, it } from "vitest";
+import { buildSnapshot, type Snapshot } from "../../src/ingest/snapshot.js";
 import type { MatchMode } from "../../src/search/match.js";
 import { searchPage } from "../../src/search/search-occurrences.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
-import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
 import { resolveWindow } from "../../src/time/request-window.js";
 import { ics, vevent } from "../support/feeds.js";
 

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { eventIdOf } from "../../src/expand/occurrence.js";
+import type { Snapshot } from "../../src/ingest/snapshot.js";
 import type { MatchMode } from "../../src/search/match.js";
 import { searchPage } from "../../src/search/search-occurrences.js";
-import type { Snapshot } from "../../src/store/snapshot.js";
 import { ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29);

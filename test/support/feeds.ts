@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "../../src/config/secret.js";
 import type { Occurrence } from "../../src/expand/occurrence.js";
+import { buildSnapshot, type Snapshot } from "../../src/ingest/snapshot.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
 import { type Position, searchPage } from "../../src/search/search-occurrences.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
-import { buildSnapshot, type Snapshot } from "../../src/store/snapshot.js";
 
 /** Joins ICS lines with CRLF inside a VCALENDAR. */
 export function ics(...lines: string[]): string {

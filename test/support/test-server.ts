@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config/calq-config.js";
 import { sha256Hex } from "../../src/config/secret.js";
-import type { Logger } from "../../src/logging/logger.js";
+import type { Logger } from "../../src/log.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/server.js";
 import { ics, vevent } from "./feeds.js";
 

@@ -12,7 +12,7 @@ import { readFile, stat } from "node:fs/promises";
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey, jwtVerify } from "jose";
 import { ConfigError } from "../config/config-model.js";
 import type { JwtSettings } from "../config/server-config.js";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../log.js";
 
 /** What a verified token says about its bearer. */
 export interface VerifiedToken {

@@ -15,12 +15,12 @@
 import { CalqError } from "../calq-error.js";
 import { READ, READ_ANY } from "../config/capabilities.js";
 import type { CalendarConfig } from "../config/config-model.js";
+import { SHARD_GROUP_HEADER, SHARD_KEY_HEADER } from "../config/shard-headers.js";
 import { type ShardMap, shardKeyOf } from "../config/shard-map.js";
-import type { Logger } from "../logging/logger.js";
-import { MAX_CALENDARS_PER_REQUEST } from "../page-size.js";
-import { SHARD_GROUP_HEADER, SHARD_KEY_HEADER } from "../rpc/shard-headers.js";
+import type { Logger } from "../log.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
-import type { Principal } from "./authenticator.js";
+import { checkCalendarCount } from "./arguments.js";
+import type { Principal } from "./call.js";
 
 /** What opening a calendar needs: the whole configuration with its groups, and this replica's loaded calendars. */
 export interface CalendarAccess {
@@ -133,13 +133,6 @@ export function inOtherShardGroup(shards: ShardMap, calendar: CalendarConfig): C
     undefined,
     { shard_group: group, shard_key: shardKeyOf(calendar), group_header: SHARD_GROUP_HEADER, key_header: SHARD_KEY_HEADER },
   );
-}
-
-/** INVALID_CALENDAR_IDS for no calendar or more than 50: an argument check, made before any calendar is opened. */
-export function checkCalendarCount(requestedIds: readonly string[]): void {
-  if (requestedIds.length === 0 || requestedIds.length > MAX_CALENDARS_PER_REQUEST) {
-    throw invalidIds(`send 1 to ${MAX_CALENDARS_PER_REQUEST} calendar ids, not ${requestedIds.length}`);
-  }
 }
 
 function invalidIds(message: string): CalqError {

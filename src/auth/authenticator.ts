@@ -20,12 +20,12 @@ import { CalqError } from "../calq-error.js";
 import { KNOWN_CAPABILITIES, READ } from "../config/capabilities.js";
 import type { CalqConfig, PrincipalConfig } from "../config/config-model.js";
 import { sha256Hex } from "../config/secret.js";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../log.js";
 import { bearerToken } from "../net/bearer.js";
-import { callInfo } from "./call-info.js";
 import { type JwtVerifier, looksLikeJwt, TokenRejected } from "./jwt.js";
 import { PEER_CERTIFICATE, type PeerCertificate } from "./peer-certificate.js";
 
+/** The authenticated caller: a principal of calq.yaml, or one named by a verified token. */
 export type Principal = PrincipalConfig;
 
 export interface AuthenticatorOptions {
@@ -53,13 +53,10 @@ export class Authenticator {
 
   /**
    * The caller of a request, taken from its credentials alone; UNAUTHENTICATED
-   * otherwise. Also records the principal on the call, for its log line.
+   * otherwise.
    */
-  async authenticate(context: HandlerContext): Promise<Principal> {
-    const principal = await this.identify(context.requestHeader.get("authorization"), context.values.get(PEER_CERTIFICATE));
-    const info = callInfo(context);
-    if (info !== undefined) info.principalId = principal.id;
-    return principal;
+  authenticate(context: Pick<HandlerContext, "requestHeader" | "values">): Promise<Principal> {
+    return this.identify(context.requestHeader.get("authorization"), context.values.get(PEER_CERTIFICATE));
   }
 
   /**

@@ -10,7 +10,7 @@ import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { parseCalendarSteps } from "../ics/parse-calendar.js";
 import { IntervalIndex } from "../index/interval-index.js";
 import type { SearchableOccurrences } from "../search/search-occurrences.js";
-import { runAtOnce, runYielding, type Steps } from "../stepwise.js";
+import { runAtOnce, type Steps } from "../stepwise.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone } from "../time/zones.js";
 
@@ -48,21 +48,12 @@ export interface SnapshotInput {
   readonly decoding?: readonly Diagnostic[];
   /**
    * The digest of the bytes and the reading configuration (ingest's
-   * snapshotContentId), used as the snapshot's id; without it, or when the
-   * build was cut by something other than the bytes, the id is random.
+   * snapshotContentId), used as the snapshot's id; without it the id is random.
    */
   readonly contentId?: string;
   /** The text was cut before END:VCALENDAR: build its complete components and mark the snapshot partial. */
   readonly partial?: boolean;
 }
-
-/**
- * Diagnostics whose cut depends on when or how fast the build ran (the
- * materialised range moves with the load time; the budget with the
- * machine's load): a snapshot that has one may read differently elsewhere,
- * so it is not named by its content.
- */
-const TIME_DEPENDENT_CUTS: ReadonlySet<string> = new Set(["SERIES_CAPPED", "EXPANSION_BUDGET_EXHAUSTED"]);
 
 /**
  * Feed text handed over to a build: the build takes it out when it starts
@@ -85,16 +76,6 @@ function takeText(source: string | HandedText): string {
 /** Parses, expands and indexes feed text, in one go. Throws NotICalendarError for non-iCalendar text. */
 export function buildSnapshot(text: string | HandedText, input: SnapshotInput): Snapshot {
   return runAtOnce(buildSteps(text, input));
-}
-
-/**
- * The same build, giving the event loop a turn about every 10 ms of parsing
- * and expansion and before indexing, so searches served by this process
- * wait for a slice of a reload rather than for all of it. (Paused time does
- * not count against the expansion budget.)
- */
-export function buildSnapshotYielding(text: string | HandedText, input: SnapshotInput): Promise<Snapshot> {
-  return runYielding(buildSteps(text, input));
 }
 
 /** The build as steps: pauses while parsing and expanding, and before indexing. */
@@ -126,10 +107,9 @@ function* buildSteps(text: string | HandedText, input: SnapshotInput): Steps<Sna
   yield;
   const index = new IntervalIndex<Occurrence>(expanded.occurrences, compareOccurrences);
   return {
-    id:
-      input.contentId !== undefined && !diagnostics.some((found) => TIME_DEPENDENT_CUTS.has(found.code))
-        ? input.contentId
-        : randomBytes(9).toString("base64url"),
+    // Every cut of a build counts work, not time, and what a cut leaves out of
+    // the index is expanded per query with the same answers: the content names it.
+    id: input.contentId ?? randomBytes(9).toString("base64url"),
     calendarId: input.calendarId,
     zone,
     zoneSource,

@@ -1,24 +1,22 @@
 /**
- * GetEvent (calendar_service.proto): one occurrence by its event_id, with
- * what calq keeps about its event beyond a search result. The calendar is
- * opened as a search opens it; the look-up is paced and budgeted like a
- * search page (search/find-event.ts).
+ * GetEvent's answer as contract messages (calendar_service.proto:
+ * GetEventResponse): the occurrence as a search shows it, and what calq
+ * keeps about its event beyond that, withheld where the caller may see only
+ * times.
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext } from "@connectrpc/connect";
 import {
   AttendeeSchema,
   Classification,
   EventLinkSchema,
-  type GetEventRequest,
   type GetEventResponse,
   GetEventResponseSchema,
   LinkSource,
   Participation,
   PersonSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
-import { CalqError } from "../calq-error.js";
+import type { EventFound } from "../app/get-event.js";
 import { ruleInWords } from "../expand/recurrence-rule.js";
 import type {
   Classification as AboutClassification,
@@ -26,22 +24,8 @@ import type {
   Participation as AboutParticipation,
   Person,
 } from "../ics/event-about.js";
-import type { Logger } from "../logging/logger.js";
-import { findOccurrenceSteps } from "../search/find-event.js";
-import { runYielding } from "../stepwise.js";
 import { dataAsOf } from "../store/calendar-store.js";
-import { requestZone } from "../time/request-window.js";
-import type { Principal } from "./authenticator.js";
-import { type CalendarAccess, mayRead, openCalendar } from "./calendar-access.js";
-import { callInfo } from "./call-info.js";
 import { occurrenceMessage, withheld } from "./occurrence-message.js";
-
-export interface GetEventDeps {
-  readonly access: CalendarAccess;
-  readonly log: Logger;
-  readonly searchBudgetMs: number;
-  readonly clock: () => number;
-}
 
 const PARTICIPATIONS: Record<AboutParticipation, Participation> = {
   "NEEDS-ACTION": Participation.NEEDS_ACTION,
@@ -65,39 +49,14 @@ const CLASSIFICATIONS: Record<AboutClassification, Classification> = {
   CONFIDENTIAL: Classification.CONFIDENTIAL,
 };
 
-/** Answers one GetEvent call for `principal`. */
-export async function getEvent(
-  deps: GetEventDeps,
-  principal: Principal,
-  request: GetEventRequest,
-  context: HandlerContext,
-): Promise<GetEventResponse> {
-  const zone = request.timezone === "" ? undefined : requestZone(request.timezone);
-  const view = openCalendar(deps.access, principal, request.calendarId, "GetEvent", callInfo(context)?.correlationId);
-  const snapshot = view.snapshot;
-  if (snapshot === undefined) throw new CalqError("PROVIDER_UNAVAILABLE", "the calendar's feed has not loaded yet; retry later");
-  const found = await runYielding(
-    findOccurrenceSteps(snapshot, request.eventId, { budgetMs: deps.searchBudgetMs, signal: context.signal, clock: deps.clock }),
-  );
-  if ("missing" in found) {
-    if (found.missing === "budget") {
-      throw new CalqError(
-        "WORK_BUDGET_EXHAUSTED",
-        "the calendar holds too many recurring series to find this event within the work allowed to one call; retry once, then search a narrow window around its time instead",
-      );
-    }
-    throw new CalqError(
-      "EVENT_NOT_FOUND",
-      "the calendar has no event with this event_id now; search again and use an event_id from the results",
-      "event_id",
-    );
-  }
-  const { occurrence } = found;
+/** The message of an event GetEvent found. */
+export function eventResponse(found: EventFound): GetEventResponse {
+  const { occurrence, view, snapshot } = found;
   const render = {
     calendarId: view.config.id,
     calendarZone: snapshot.zone,
-    requestZone: zone ?? snapshot.zone,
-    withholdClassified: mayRead(principal, view.config) === "read_any",
+    requestZone: found.zone,
+    withholdClassified: found.withholdClassified,
   };
   const hidden = withheld(occurrence, render);
   const about = occurrence.details.about;

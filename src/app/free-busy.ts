@@ -1,0 +1,272 @@
+/**
+ * Free/busy and free slots (calendar_service.proto: QueryFreeBusy and
+ * FindFreeSlots): the blocked time of 1 to 50 calendars in a window, each
+ * merged and all combined by the rules of search/busy-time.ts, and the first
+ * free slots around it (search/free-slots.ts).
+ *
+ * The calendars are read together, in the window's order (one merge over
+ * every calendar, as a search across calendars reads them), so whatever
+ * stops the read (the work budget, the caller's deadline, or the caps on
+ * what one answer holds) stops it at one instant for all of them: the busy
+ * time before `completeUntil` is exact in every calendar, and slots are only
+ * looked for before it.
+ */
+import { CalqError } from "../calq-error.js";
+import type { Occurrence } from "../expand/occurrence.js";
+import type { Snapshot } from "../ingest/snapshot.js";
+import { DEFAULT_SLOTS, DEFAULT_STEP_MINUTES, MAX_SLOT_MINUTES, MAX_SLOTS, MIN_SLOT_MINUTES } from "../page-size.js";
+import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search/busy-time.js";
+import { type FreeSlot, findFreeSlotsSteps, type WorkingHours } from "../search/free-slots.js";
+import { type Position, searchCalendarsPageSteps } from "../search/search-occurrences.js";
+import type { Steps } from "../stepwise.js";
+import type { CalendarView } from "../store/calendar-store.js";
+import type { RequestWindow } from "../time/request-window.js";
+import { MINUTE_MS } from "../time/units.js";
+import { checkCalendarCount, type WindowArguments, windowOf } from "./arguments.js";
+import { type CalendarAccess, openCalendars } from "./calendar-access.js";
+import type { Call } from "./call.js";
+import { currentSnapshots } from "./snapshots.js";
+
+/** Occurrences one call reads at most, over all its calendars; past it the answer is exact only before the next one. */
+export const MAX_OCCURRENCES_READ = 50_000;
+/** Merged busy intervals one calendar's answer holds at most. */
+export const MAX_BUSY_INTERVALS_PER_CALENDAR = 1_000;
+/** Busy intervals one answer holds at most, every calendar's and the combined ones together. */
+export const MAX_BUSY_INTERVALS_PER_ANSWER = 10_000;
+
+/** Occurrences read per page of the merged read. */
+const PAGE = 1_000;
+
+export interface FreeBusyDeps {
+  readonly access: CalendarAccess;
+  readonly maxWindowMs: number;
+  /** Units of work one call may do (calq.yaml search.work_budget). */
+  readonly workBudget: number;
+}
+
+/** Why a read stopped before the window's end: the work budget, the caller's deadline, or the caps on an answer's size. */
+export type BusyCut = "budget" | "deadline" | "size";
+
+/** One calendar's blocked time. */
+export interface CalendarBusy {
+  readonly view: CalendarView;
+  readonly snapshot: Snapshot;
+  /** Merged, in start order, within [window start, completeUntil). */
+  readonly busy: readonly BusyInterval[];
+}
+
+/** What a read of blocked time found. */
+export interface BusyRead {
+  readonly window: RequestWindow;
+  /** In the order asked. */
+  readonly calendars: readonly CalendarBusy[];
+  /** Every calendar's blocked time merged. */
+  readonly combined: readonly BusyInterval[];
+  /** Set when the read stopped early: busy time before this instant is exact, after it unknown. */
+  readonly completeUntil?: number;
+  readonly cut?: BusyCut;
+}
+
+/** QueryFreeBusy: the blocked time of the calendars in the window. */
+export async function queryFreeBusy(
+  deps: FreeBusyDeps,
+  call: Call,
+  calendarIds: readonly string[],
+  args: WindowArguments,
+): Promise<BusyRead> {
+  checkCalendarCount(calendarIds);
+  const window = windowOf(args, deps.maxWindowMs);
+  return readBusy(deps, call, calendarIds, window, "QueryFreeBusy");
+}
+
+/** What FindFreeSlots takes beyond the window and the calendars. */
+export interface SlotArguments extends WindowArguments {
+  readonly durationMinutes: number;
+  /** 0: the default step. */
+  readonly stepMinutes: number;
+  /** 0: the default number of slots. */
+  readonly limit: number;
+  /** Whether tentative time blocks; undefined when the request names no policy (refused: there is no default). */
+  readonly tentativeBlocks: boolean | undefined;
+  /** "HH:MM" local times, both "" for none. */
+  readonly workingHoursStart: string;
+  readonly workingHoursEnd: string;
+  /** ISO weekdays; none with working hours: Monday to Friday. */
+  readonly workingDays: readonly number[];
+}
+
+export interface SlotsFound {
+  readonly window: RequestWindow;
+  readonly slots: readonly FreeSlot[];
+  /** Set when fewer slots than asked may have been found because the read or the slot search stopped early: slots were looked for only before it. */
+  readonly completeUntil?: number;
+  readonly cut?: BusyCut;
+}
+
+/** FindFreeSlots: the first free slots of the calendars together. */
+export async function findFreeSlots(
+  deps: FreeBusyDeps,
+  call: Call,
+  calendarIds: readonly string[],
+  args: SlotArguments,
+): Promise<SlotsFound> {
+  checkCalendarCount(calendarIds);
+  const durationMinutes = args.durationMinutes;
+  if (!(durationMinutes >= MIN_SLOT_MINUTES && durationMinutes <= MAX_SLOT_MINUTES))
+    throw invalidSlots(`duration_minutes must be ${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES}, not ${durationMinutes}`, "duration_minutes");
+  const stepMinutes = args.stepMinutes === 0 ? DEFAULT_STEP_MINUTES : args.stepMinutes;
+  if (!(stepMinutes >= MIN_SLOT_MINUTES && stepMinutes <= MAX_SLOT_MINUTES))
+    throw invalidSlots(`step_minutes must be 0 or ${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES}, not ${args.stepMinutes}`, "step_minutes");
+  const limit = args.limit === 0 ? DEFAULT_SLOTS : args.limit;
+  if (!(limit >= 1 && limit <= MAX_SLOTS)) throw invalidSlots(`limit must be 0 to ${MAX_SLOTS}, not ${args.limit}`, "limit");
+  if (args.tentativeBlocks === undefined) {
+    throw invalidSlots("tentative is required: TENTATIVE_POLICY_BUSY or TENTATIVE_POLICY_FREE", "tentative");
+  }
+  const workingHours = workingHoursOf(args);
+  const window = windowOf(args, deps.maxWindowMs);
+  const read = await readBusy(deps, call, calendarIds, window, "FindFreeSlots");
+  const searchedUntil = read.completeUntil ?? window.endExclusive;
+  const blocked = blockedTime(
+    read.calendars.flatMap((calendar) => calendar.busy),
+    args.tentativeBlocks,
+    window.start,
+    searchedUntil,
+  );
+  const found = await call.run(
+    findFreeSlotsSteps(
+      blocked,
+      {
+        start: window.start,
+        endExclusive: searchedUntil,
+        zone: window.zone,
+        durationMs: durationMinutes * MINUTE_MS,
+        stepMs: stepMinutes * MINUTE_MS,
+        workingHours,
+        limit,
+      },
+      () => call.interrupted(),
+    ),
+  );
+  if (found.interrupted) {
+    // Slots come in start order: the search looked at every start before the last slot it found.
+    const last = found.slots.at(-1);
+    return { window, slots: found.slots, completeUntil: last === undefined ? window.start : last.start, cut: "deadline" };
+  }
+  if (read.completeUntil === undefined || found.slots.length === limit) return { window, slots: found.slots };
+  return { window, slots: found.slots, completeUntil: read.completeUntil, cut: read.cut };
+}
+
+/**
+ * Opens the named calendars together (calendar-access.ts: any the caller
+ * may not read, or a set spanning shard groups, refuses the whole request)
+ * and reads their blocked time in one merge, in the window's order.
+ */
+async function readBusy(deps: FreeBusyDeps, call: Call, ids: readonly string[], window: RequestWindow, method: string): Promise<BusyRead> {
+  const views = openCalendars(deps.access, call.principal, ids, method, call.correlationId);
+  const snapshots = currentSnapshots(views);
+  const order = views.map((_, i) => i).sort((a, b) => (views[a].config.id < views[b].config.id ? -1 : 1));
+  const read = await call.run(readBlockingSteps(deps, call, views, snapshots, order, window));
+  const calendars: CalendarBusy[] = views.map((view, i) => ({ view, snapshot: snapshots[i], busy: [] }));
+  let until = read.completeUntil ?? window.endExclusive;
+  let cut = read.cut;
+  // The caps on what one answer holds: the earliest interval past a cap ends the exact part for all.
+  const merged = read.blocking.map((blocking) => mergeBusy(blocking, window.start, until));
+  const overCap = (intervals: readonly BusyInterval[], cap: number) => (intervals.length > cap ? intervals[cap].start : Infinity);
+  let sizeCut = Math.min(...merged.map((intervals) => overCap(intervals, MAX_BUSY_INTERVALS_PER_CALENDAR)));
+  const starts = merged.flatMap((intervals) => intervals.map((interval) => interval.start)).sort((a, b) => a - b);
+  // Half the answer for the calendars' own lists, half for the combined one, which is never longer than all of them.
+  if (starts.length > MAX_BUSY_INTERVALS_PER_ANSWER / 2) sizeCut = Math.min(sizeCut, starts[MAX_BUSY_INTERVALS_PER_ANSWER / 2]);
+  if (sizeCut < until) {
+    until = sizeCut;
+    cut = "size";
+  }
+  const clipped = read.blocking.map((blocking) => mergeBusy(blocking, window.start, until));
+  const withBusy = calendars.map((calendar, i) => ({ ...calendar, busy: clipped[i] }));
+  return {
+    window,
+    calendars: withBusy,
+    combined: mergeBusy(clipped.flat(), window.start, until),
+    ...(cut === undefined ? {} : { completeUntil: until, cut }),
+  };
+}
+
+/** What the merged read found: each calendar's blocking occurrences (in the order asked), and where it stopped, if early. */
+interface BlockingRead {
+  readonly blocking: BusyInterval[][];
+  readonly completeUntil?: number;
+  readonly cut?: BusyCut;
+}
+
+/**
+ * Reads every calendar's occurrences in the window, merged in (start,
+ * calendar_id, event_id) order, a page at a time within one work budget,
+ * keeping those that block time. `order` lists the calendars (by their
+ * index in `views`) in id order, as the merge requires.
+ */
+function* readBlockingSteps(
+  deps: FreeBusyDeps,
+  call: Call,
+  views: readonly CalendarView[],
+  snapshots: readonly Snapshot[],
+  order: readonly number[],
+  window: RequestWindow,
+): Steps<BlockingRead> {
+  const blocking: BusyInterval[][] = views.map(() => []);
+  const calendars = order.map((i) => ({ id: views[i].config.id, occurrences: snapshots[i] }));
+  let after: Position | undefined;
+  let work = deps.workBudget;
+  let read = 0;
+  for (;;) {
+    const limits = { work, interrupted: () => call.interrupted() };
+    const page = yield* searchCalendarsPageSteps(calendars, { window, mode: "overlap", limit: PAGE, after }, limits);
+    work -= page.work;
+    for (const [k, occurrence] of page.occurrences.entries()) {
+      if (read === MAX_OCCURRENCES_READ) return { blocking, completeUntil: Math.max(window.start, occurrence.start), cut: "size" };
+      read++;
+      const kind = busyKindOf(blockingFacts(occurrence));
+      if (kind !== undefined) blocking[order[page.sources[k]]].push({ start: occurrence.start, end: occurrence.end, kind });
+    }
+    if (page.partial !== undefined) {
+      // Every occurrence starting before the last one read was read; ties at its start may not have been.
+      const until = page.next === undefined || page.next.start < window.start ? window.start : page.next.start;
+      return { blocking, completeUntil: until, cut: page.partial };
+    }
+    if (page.next === undefined) return { blocking };
+    after = page.next;
+  }
+}
+
+const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+/** Minutes after midnight of "HH:MM" ("24:00" allowed as an end). */
+function minutesOf(text: string, field: string, end: boolean): number {
+  if (end && text === "24:00") return 1440;
+  const match = LOCAL_TIME.exec(text);
+  if (match === null) throw invalidSlots(`${field} must be a local time "HH:MM"${end ? ' (or "24:00")' : ""}, not "${text}"`, field);
+  return Number(match[1]) * 60 + Number(match[2]);
+}
+
+function workingHoursOf(args: SlotArguments): WorkingHours | undefined {
+  const { workingHoursStart: start, workingHoursEnd: end } = args;
+  if (start === "" && end === "") {
+    if (args.workingDays.length > 0) throw invalidSlots("working_days goes with working_hours_start and working_hours_end", "working_days");
+    return undefined;
+  }
+  const startMinute = minutesOf(start, "working_hours_start", false);
+  const endMinute = minutesOf(end, "working_hours_end", true);
+  if (endMinute <= startMinute) throw invalidSlots("working_hours_end must come after working_hours_start", "working_hours_end");
+  const days = args.workingDays.length === 0 ? [1, 2, 3, 4, 5] : args.workingDays;
+  if (days.some((day) => !Number.isInteger(day) || day < 1 || day > 7) || new Set(days).size !== days.length) {
+    throw invalidSlots("working_days must be weekdays 1 (Monday) to 7 (Sunday), each once", "working_days");
+  }
+  return { days: new Set(days), startMinute, endMinute };
+}
+
+function invalidSlots(message: string, field: string): CalqError {
+  return new CalqError("INVALID_SLOT_QUERY", message, field);
+}
+
+/** What decides whether an occurrence blocks time (cancelled occurrences are never served). */
+function blockingFacts(occurrence: Occurrence) {
+  return { start: occurrence.start, end: occurrence.end, status: occurrence.details.status, transparent: occurrence.details.transparent };
+}
