@@ -11,12 +11,23 @@
  * out: they describe one resource, not the calendar.
  */
 
-/** A resource's text split into what the combined calendar takes from it. */
+/** Lines of a resource as one piece of text: each line ends in CRLF. */
+export interface TextBlock {
+  readonly text: string;
+  /** How many lines `text` holds. */
+  readonly lines: number;
+}
+
+/**
+ * A resource's text split into what the combined calendar takes from it,
+ * already joined, so combining a collection of thousands of resources
+ * joins one or two strings per resource, not every line.
+ */
 export interface ResourceParts {
-  /** VTIMEZONE components with their TZID, each as lines. */
-  readonly zones: readonly { readonly tzid: string; readonly lines: readonly string[] }[];
-  /** Every other top-level component (VEVENT, VTODO, ...), each as lines. */
-  readonly components: readonly (readonly string[])[];
+  /** VTIMEZONE components, each with its TZID. */
+  readonly zones: readonly (TextBlock & { readonly tzid: string })[];
+  /** Every other top-level component (VEVENT, VTODO, ...), in the resource's order. */
+  readonly body: TextBlock;
 }
 
 /** One combined calendar: its text, and which resource each line came from. */
@@ -42,8 +53,8 @@ const BOUNDARY = /^(BEGIN|END):([A-Za-z0-9-]+)[ \t]*$/i;
  */
 export function splitResource(text: string): ResourceParts {
   const physical = text.split(/\r\n|\n|\r/);
-  const zones: { tzid: string; lines: string[] }[] = [];
-  const components: string[][] = [];
+  const zones: (TextBlock & { tzid: string })[] = [];
+  const body: string[] = [];
   let phase: "before" | "inside" | "after" = "before";
   let open: { lines: string[]; stack: string[]; tzid?: string } | undefined;
   for (let at = 0; at < physical.length; ) {
@@ -72,8 +83,8 @@ export function splitResource(text: string): ResourceParts {
       else if (kind === "END") {
         if (open.stack.pop() !== name) throw new ResourceTextError(`END:${name} does not close the open component`);
         if (open.stack.length === 0) {
-          if (open.lines[0].toUpperCase().startsWith("BEGIN:VTIMEZONE")) zones.push({ tzid: open.tzid ?? "", lines: open.lines });
-          else components.push(open.lines);
+          if (open.lines[0].toUpperCase().startsWith("BEGIN:VTIMEZONE")) zones.push({ tzid: open.tzid ?? "", ...block(open.lines) });
+          else body.push(...open.lines);
           open = undefined;
         }
       } else if (open.stack.length === 1 && open.tzid === undefined && /^TZID[;:]/i.test(logical)) {
@@ -82,12 +93,16 @@ export function splitResource(text: string): ResourceParts {
     }
   }
   if (phase !== "after") throw new ResourceTextError("the text does not end its VCALENDAR with END:VCALENDAR");
-  return { zones, components };
+  return { zones, body: block(body) };
+}
+
+function block(lines: readonly string[]): TextBlock {
+  return { text: lines.length === 0 ? "" : `${lines.join("\r\n")}\r\n`, lines: lines.length };
 }
 
 /** The calendar's own lines around the components. */
-const HEAD = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//CalDAV collection//EN"];
-const TAIL = ["END:VCALENDAR"];
+const HEAD = block(["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//CalDAV collection//EN"]);
+const TAIL = block(["END:VCALENDAR"]);
 
 /**
  * One VCALENDAR of `resources`, in href order (code-unit order, so the
@@ -95,26 +110,29 @@ const TAIL = ["END:VCALENDAR"];
  */
 export function combineResources(resources: Iterable<readonly [href: string, parts: ResourceParts]>): CombinedCalendar {
   const ordered = [...resources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const out: string[] = [...HEAD];
-  /** Where each resource's lines start, ascending: [first line (1-based), href]; a gap (the calendar's own lines) maps to undefined. */
+  const out: string[] = [HEAD.text];
+  let nextLine = HEAD.lines + 1;
+  /** Where each resource's lines start, ascending: [first line (1-based), href]; the calendar's own lines map to undefined. */
   const starts: [number, string | undefined][] = [];
-  const append = (href: string, lines: readonly string[]) => {
-    starts.push([out.length + 1, href]);
-    for (const line of lines) out.push(line);
-    starts.push([out.length + 1, undefined]);
+  const append = (href: string, piece: TextBlock) => {
+    if (piece.lines === 0) return;
+    starts.push([nextLine, href]);
+    out.push(piece.text);
+    nextLine += piece.lines;
   };
   const zones = new Set<string>();
   for (const [href, parts] of ordered) {
     for (const zone of parts.zones) {
       if (zones.has(zone.tzid)) continue;
       zones.add(zone.tzid);
-      append(href, zone.lines);
+      append(href, zone);
     }
   }
-  for (const [href, parts] of ordered) for (const component of parts.components) append(href, component);
-  out.push(...TAIL);
+  for (const [href, parts] of ordered) append(href, parts.body);
+  starts.push([nextLine, undefined]);
+  out.push(TAIL.text);
   return {
-    text: `${out.join("\r\n")}\r\n`,
+    text: out.join(""),
     hrefAt(line) {
       let low = 0;
       let high = starts.length - 1;
@@ -126,7 +144,7 @@ export function combineResources(resources: Iterable<readonly [href: string, par
           low = middle + 1;
         } else high = middle - 1;
       }
-      return line <= out.length ? found : undefined;
+      return found;
     },
   };
 }

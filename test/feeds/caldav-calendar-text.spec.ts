@@ -51,13 +51,17 @@ describe("a resource's text", () => {
     const overridden = ["BEGIN:VEVENT", "UID:a@calq.test", "RECURRENCE-ID:20260112T080000Z", "DTSTART:20260112T100000Z", "END:VEVENT"];
     const parts = splitResource(resource("a@calq.test", "standup", overridden));
     expect(parts.zones.map((zone) => zone.tzid)).toEqual(["Europe/Berlin"]);
-    expect(parts.components).toHaveLength(2);
-    expect(parts.components[1]).toEqual(overridden);
+    expect(parts.zones[0]).toMatchObject({ lines: berlin.length, text: `${berlin.join("\r\n")}\r\n` });
+    expect(parts.body.lines).toBe(7 + overridden.length);
+    expect(parts.body.text.endsWith(`${overridden.join("\r\n")}\r\n`)).toBe(true);
   });
 
   it("keeps folded lines as the producer folded them, and reads a BEGIN folded across lines", () => {
     const text = "BEGIN:VCALENDAR\nBEGIN:VEV\n ENT\nUID:a\nSUMMARY:a long\n  summary\nEND:VEVENT\nEND:VCALENDAR\n";
-    expect(splitResource(text).components).toEqual([["BEGIN:VEV", " ENT", "UID:a", "SUMMARY:a long", "  summary", "END:VEVENT"]]);
+    expect(splitResource(text).body).toEqual({
+      text: "BEGIN:VEV\r\n ENT\r\nUID:a\r\nSUMMARY:a long\r\n  summary\r\nEND:VEVENT\r\n",
+      lines: 6,
+    });
   });
 
   it.each([
