@@ -6,6 +6,8 @@
  * fail the calendar without a word of the secret. The proxy's counts, not
  * the reader's, say what crossed the wire.
  */
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Secret } from "../../src/config/secret.js";
 import {
@@ -189,6 +191,25 @@ describe.skipIf(skipWithoutRadicale())("a CalDAV collection on Radicale", () => 
     expect(poll.diagnostics).toEqual([
       { href: href("big"), problem: "too_large", detail: expect.stringContaining("2000-byte"), keptLastGood: false },
     ]);
+  });
+
+  it("fails the poll when Radicale cannot read a resource in its own storage (it answers 500), and carries on once it can", async () => {
+    const collection = new CalDavCollection(options());
+    await collection.poll();
+    // Radicale refuses such a text on PUT; written into its storage, it breaks every listing of the collection.
+    const broken = join(radicale.calendarFolder(calendar), "broken.ics");
+    writeFileSync(broken, "this is not a calendar\n");
+    await radicale.put(calendar, "e.ics", eventResource("e@calq.test", "event e moved"));
+    const failure = await collection.poll().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ failure: "http_status", httpStatus: 500 });
+
+    rmSync(broken);
+    const poll = await collection.poll();
+    expect([...poll.modified.keys()]).toEqual([href("e")]);
+    expect(poll.diagnostics).toEqual([]);
   });
 
   it("fails the calendar on wrong credentials with a FeedFailure that holds neither the secret nor the path", async () => {
