@@ -9,7 +9,9 @@
  *            the command and what they share (bearer tokens, gRPC statuses, the logger).
  *
  * An arrow may point down this list, never up, and no import cycle is allowed.
- * docs/architecture.md draws the same map.
+ * Below all three, src/contract (what the contract declares beyond types,
+ * such as field bounds) is a leaf every layer may use: it reads gen/ and
+ * calq's error type only. docs/architecture.md draws the same map.
  */
 const CORE = "^src/(time|ics|expand|index|search)/";
 const SERVICE = "^src/(feeds|store|ingest|config)/";
@@ -48,6 +50,13 @@ module.exports = {
       comment: "The gateway reaches the service only through the generated client, never through the engine or the store.",
       from: { path: "^src/gateway/" },
       to: { path: ["^src/(search|index|expand|ics|store|feeds)/", "^src/server/"] },
+    },
+    {
+      name: "contract-is-a-leaf",
+      severity: "error",
+      comment: "src/contract reads the generated descriptors and calq's error type; every layer uses it, so it uses none of them.",
+      from: { path: "^src/contract/" },
+      to: { path: "^src/", pathNot: ["^src/contract/", "^src/calq-error\\.ts$"] },
     },
     {
       name: "no-orphans",
