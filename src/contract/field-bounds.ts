@@ -9,6 +9,7 @@
 import { type DescField, type DescMessage, getOption, hasOption, ScalarType } from "@bufbuild/protobuf";
 import { bounds as boundsOption, Reason as ReasonValue } from "../../gen/calq/v1/reasons_pb.js";
 import type { Reason } from "../calq-error.js";
+import type { BoundNumbers } from "./bounds-text.js";
 
 /**
  * A field's declared bounds, checked for sense when read: a number bound
@@ -16,27 +17,15 @@ import type { Reason } from "../calq-error.js";
  * list, a length only on a string, a default only on a single number inside
  * its own range, and always a reason.
  */
-export interface DeclaredBounds {
+export interface DeclaredBounds extends BoundNumbers {
   /** The field they bound. */
   readonly field: DescField;
-  /** The smallest value accepted (of each item, for a list). */
-  readonly min?: number;
-  /** The largest value accepted (of each item, for a list). */
-  readonly max?: number;
-  /** When set, 0 is accepted too and stands for this value. */
-  readonly zeroMeans?: number;
-  /** The fewest items of a list. */
-  readonly minItems?: number;
-  /** The most items of a list. */
-  readonly maxItems?: number;
-  /** The most characters of a string, in Unicode code points. */
-  readonly maxLength?: number;
   /** What a value outside them is refused with, as ErrorInfo.reason spells it. */
   readonly reason: Reason;
 }
 
 /** Which bound of DeclaredBounds; every one is a number. */
-export type BoundName = "min" | "max" | "zeroMeans" | "minItems" | "maxItems" | "maxLength";
+export type BoundName = Exclude<keyof BoundNumbers, "list">;
 
 /** The field's declared bounds; undefined when it declares none. Throws when the declaration makes no sense for the field. */
 export function declaredBounds(field: DescField): DeclaredBounds | undefined {
@@ -50,6 +39,7 @@ export function declaredBounds(field: DescField): DeclaredBounds | undefined {
     minItems: option.minItems,
     maxItems: option.maxItems,
     maxLength: option.maxLength,
+    list: field.fieldKind === "list",
     reason: reasonName(option.reason, field),
   };
   checkDeclaration(declared);

@@ -4,6 +4,6 @@
  * a request against them, and the words that state them. A leaf: it reads
  * gen/'s descriptors and calq's error type, nothing else.
  */
-export { countRange, describeBounds, valueRange, zeroClause } from "./bounds-text.js";
+export { type BoundNumbers, countRange, describeBounds, valueRange, zeroClause } from "./bounds-text.js";
 export { checkBounds } from "./check-bounds.js";
 export { type BoundName, boundedFields, type DeclaredBounds, declaredBound, declaredBounds } from "./field-bounds.js";
