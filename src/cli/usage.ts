@@ -66,7 +66,7 @@ export const CHECK_USAGE = `usage: calq check FILE.ics [--timezone ZONE] [--conf
 
 /** The gateway's part of `calq help`. */
 export const GATEWAY_USAGE = `usage: calq tools --format openai|anthropic|mcp
-       calq mcp [--service URL] [--tls-ca FILE] [--http PORT [--host H] [--allow-plaintext-non-loopback]]
+       calq mcp [--service URL] [--tls-ca FILE] [--http PORT [--host H] [--allow-plaintext-non-loopback] [--allow-origin O ...]]
 
   --format F       print the calq tools as OpenAI function tools (strict), Anthropic tools or MCP tools
   --service URL    the calq service to call (default $CALQ_SERVICE_URL, else http://127.0.0.1:50051);
@@ -78,4 +78,7 @@ export const GATEWAY_USAGE = `usage: calq tools --format openai|anthropic|mcp
   --host H         address to bind with --http (default 127.0.0.1); an address other
                    machines can reach is refused, since requests carry bearer tokens
   --allow-plaintext-non-loopback
-                   serve --http on a non-loopback --host anyway: a proxy in front terminates TLS`;
+                   serve --http on a non-loopback --host anyway: a proxy in front terminates TLS
+  --allow-origin O with --http, let web pages of origin O (https://app.example) call; repeat it for several
+                   (or CALQ_MCP_ALLOWED_ORIGINS, comma separated). A request naming any other Origin
+                   gets 403; one without Origin (not from a browser) is served`;
