@@ -11,7 +11,10 @@
  *
  * An arrow may point down this list, never up, and no import cycle is
  * allowed, between modules or between folders (test/architecture.spec.ts
- * checks the folders). docs/architecture.md draws the same map.
+ * checks the folders). Below all four, src/contract (what the contract
+ * declares beyond types, such as field bounds) is a leaf every layer may
+ * use: it reads gen/ and calq's error type only. docs/architecture.md draws
+ * the same map.
  */
 const CORE = "^src/(time|ics|expand|index|search)/";
 const SERVICE = "^src/(feeds|store|ingest|config)/";
@@ -58,6 +61,13 @@ module.exports = {
       comment: "The gateway reaches the service only through the generated client, never through the engine or the store.",
       from: { path: "^src/gateway/" },
       to: { path: ["^src/(search|index|expand|ics|store|feeds|ingest|app|auth)/", "^src/server/"] },
+    },
+    {
+      name: "contract-is-a-leaf",
+      severity: "error",
+      comment: "src/contract reads the generated descriptors and calq's error type; every layer uses it, so it uses none of them.",
+      from: { path: "^src/contract/" },
+      to: { path: "^src/", pathNot: ["^src/contract/", "^src/calq-error\\.ts$"] },
     },
     {
       name: "no-orphans",

@@ -35,7 +35,16 @@
  *   slots to offer is left open unless the user says;
  * - a local time that happens twice (a fall-back fold): ask which one.
  */
-import type { JsonObject } from "@bufbuild/protobuf";
+import { create, type Message } from "@bufbuild/protobuf";
+import {
+  EventOccurrenceSchema,
+  EventStatus,
+  MatchMode,
+  ResolvedQuerySchema,
+  SearchEventsAcrossCalendarsResponseSchema,
+  SearchEventsResponseSchema,
+  WindowRelation,
+} from "../gen/calq/v1/calendar_service_pb.js";
 import { renderResult } from "../src/gateway/render.js";
 import { buildToolCatalog } from "../src/gateway/tool-schemas.js";
 
@@ -353,7 +362,7 @@ interface ListedEvent {
   /** RFC 3339 with the offset of the search's zone. */
   readonly startLocal: string;
   readonly endLocal: string;
-  readonly windowRelation?: "inside" | "crosses_start" | "crosses_end" | "spans";
+  readonly windowRelation?: WindowRelation;
 }
 
 const TOOLS = buildToolCatalog().tools;
@@ -378,35 +387,33 @@ function searchTurns(
   const args = call.arguments;
   const calendarIds = "calendar_ids" in args ? args.calendar_ids : [args.calendar_id];
   const resolved = calendarIds.map((id) => (id === "primary" ? primaryCalendarId : id)).sort();
-  const occurrences = events.map((event) => ({
-    event_id: event.eventId,
-    calendar_id: event.calendarId,
-    summary: event.summary,
-    location: event.location ?? "",
-    start_local: event.startLocal,
-    end_local: event.endLocal,
-    all_day: false,
-    start_date: "",
-    end_date_exclusive: "",
-    window_relation: event.windowRelation ?? "inside",
-    status: "confirmed",
-  }));
-  const result: JsonObject =
+  const occurrences = events.map((event) =>
+    create(EventOccurrenceSchema, {
+      eventId: event.eventId,
+      calendarId: event.calendarId,
+      summary: event.summary,
+      location: event.location ?? "",
+      startLocal: event.startLocal,
+      endLocal: event.endLocal,
+      windowRelation: event.windowRelation ?? WindowRelation.INSIDE,
+      status: EventStatus.CONFIRMED,
+    }),
+  );
+  const query = {
+    timezone: args.timezone,
+    matchMode: args.match_mode === "overlap" ? MatchMode.OVERLAP : MatchMode.START_WITHIN,
+  };
+  const result: Message =
     call.tool === "search_calendar_events"
-      ? {
+      ? create(SearchEventsResponseSchema, {
           events: occurrences,
-          next_cursor: "",
-          query: { calendar_id: resolved[0], timezone: args.timezone, match_mode: args.match_mode },
-          stale: false,
-          partial: false,
-        }
-      : {
+          query: create(ResolvedQuerySchema, { ...query, calendarId: resolved[0] }),
+        })
+      : create(SearchEventsAcrossCalendarsResponseSchema, {
           events: occurrences,
-          next_cursor: "",
-          query: { calendar_ids: resolved, timezone: args.timezone, match_mode: args.match_mode },
-          calendars: resolved.map((id) => ({ calendar_id: id, stale: false })),
-          partial: false,
-        };
+          query: create(ResolvedQuerySchema, { ...query, calendarIds: resolved }),
+          calendars: resolved.map((id) => ({ calendarId: id })),
+        });
   const definition = TOOLS.find((tool) => tool.name === call.tool)!;
   let next = 0;
   const text = renderResult(definition, { ...args }, result)
@@ -1014,7 +1021,7 @@ const FRIDAY_MORNING_EVENTS: readonly ListedEvent[] = [
     location: "Phở 24",
     startLocal: "2026-10-02T11:30:00+07:00",
     endLocal: "2026-10-02T12:30:00+07:00",
-    windowRelation: "crosses_end",
+    windowRelation: WindowRelation.CROSSES_END,
   },
 ];
 

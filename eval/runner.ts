@@ -5,8 +5,11 @@
  * answer for the case's user (same renderer); the first call of any other
  * tool, or a reply in words, ends the case and is scored.
  */
-import type { JsonObject } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { GetCallerContextResponseSchema, ListCalendarsResponseSchema } from "../gen/calq/v1/calendar_service_pb.js";
 import { renderResult } from "../src/gateway/render.js";
+import { structuredFromMessage } from "../src/gateway/tool-json.js";
 import { buildToolCatalog, type ToolDefinition } from "../src/gateway/tool-schemas.js";
 import type { ChatMessage, EvalCase } from "./cases.js";
 import { type AssistantMessage, type ChatEndpoint, complete as completeOverHttp } from "./chat-client.js";
@@ -106,27 +109,32 @@ export async function runCase(
 /** Tools the runner answers from the case; any other call ends the case. */
 const ANSWERED_HERE = new Set(["get_user_context", "list_calendars"]);
 
-/** The gateway's answer (text, then structured JSON) for the case's user. */
+/** The gateway's answer (text, then structured JSON) for the case's user, from the response the service would send. */
 function answerFor(definition: ToolDefinition, testCase: EvalCase): string {
   const { context } = testCase;
-  const structured: JsonObject =
+  const [schema, response] =
     definition.name === "get_user_context"
-      ? {
-          principal_id: "user",
-          timezone: context.timezone ?? "",
-          current_time: context.now,
-          primary_calendar_id: context.primaryCalendarId,
-        }
-      : {
-          calendars: context.calendars.map((calendar) => ({
-            id: calendar.id,
-            display_name: calendar.displayName,
-            timezone: calendar.timezone ?? context.timezone ?? "UTC",
-            primary: calendar.id === context.primaryCalendarId,
-            stale: false,
-          })),
-        };
-  return `${renderResult(definition, {}, structured)}\n${JSON.stringify(structured)}`;
+      ? [
+          GetCallerContextResponseSchema,
+          create(GetCallerContextResponseSchema, {
+            principalId: "user",
+            timezone: context.timezone ?? "",
+            currentTime: timestampFromDate(new Date(context.now)),
+            primaryCalendarId: context.primaryCalendarId,
+          }),
+        ]
+      : [
+          ListCalendarsResponseSchema,
+          create(ListCalendarsResponseSchema, {
+            calendars: context.calendars.map((calendar) => ({
+              id: calendar.id,
+              displayName: calendar.displayName,
+              timezone: calendar.timezone ?? context.timezone ?? "UTC",
+              primary: calendar.id === context.primaryCalendarId,
+            })),
+          }),
+        ];
+  return `${renderResult(definition, {}, response)}\n${JSON.stringify(structuredFromMessage(schema, response))}`;
 }
 
 function parseArguments(text: string): Record<string, unknown> | null {

@@ -12,15 +12,17 @@
  * window names the same instants ("2026-10-02T09:00:00+07:00" and
  * "2026-10-02T09:00" in Asia/Ho_Chi_Minh are the same instant); an optional
  * argument sent as null, absent, or as its default value means the default
- * (a page of 20, a step of 30 minutes, no cursor); a text query is its
- * folded words, in any order; working days are a set, none meaning Monday
- * to Friday. A case may accept other argument sets (alternatives) and leave
- * some arguments open.
+ * (the page size, step and slot count the contract declares, no cursor); a
+ * text query is its folded words, in any order; working days are a set,
+ * none meaning Monday to Friday. A case may accept other argument sets
+ * (alternatives) and leave some arguments open.
  *
  * "Asked" means the reply is a clarifying question about what the case
  * needs (asksAbout): any other reply, such as a refusal or an unrelated
  * answer, is neither a call nor a clarification.
  */
+import { FindFreeSlotsRequestSchema, SearchEventsRequestSchema } from "../gen/calq/v1/calendar_service_pb.js";
+import { declaredBound } from "../src/contract/index.js";
 import { parseTextQuery } from "../src/search/text-query.js";
 import { isRequestZone, parseRequestInstant, requestZone } from "../src/time/request-window.js";
 import type { AskTopic, CallExpectation, EvalCase, ExpectedTool, ToolArguments } from "./cases.js";
@@ -213,7 +215,7 @@ const SEARCH_WINDOW_RULES = {
   end_exclusive: sameInstant("end_exclusive"),
   timezone: sameZone,
   match_mode: identical,
-  limit: numberOr(20),
+  limit: numberOr(declaredBound(SearchEventsRequestSchema.field.limit, "zeroMeans")),
   cursor: textOrEmpty,
   text_query: sameWords,
 } as const;
@@ -244,12 +246,12 @@ const ARGUMENT_RULES: { readonly [T in ExpectedTool]: { readonly [A in keyof Too
     end_exclusive: sameInstant("end_exclusive"),
     timezone: sameZone,
     duration_minutes: identical,
-    step_minutes: numberOr(30),
+    step_minutes: numberOr(declaredBound(FindFreeSlotsRequestSchema.field.stepMinutes, "zeroMeans")),
     tentative: identical,
     working_hours_start: textOrEmpty,
     working_hours_end: textOrEmpty,
     working_days: sameWorkingDays,
-    limit: numberOr(10),
+    limit: numberOr(declaredBound(FindFreeSlotsRequestSchema.field.limit, "zeroMeans")),
   },
   get_event: {
     calendar_id: sameCalendar,

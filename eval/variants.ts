@@ -51,9 +51,9 @@ function firstParagraph(text: string): string {
 
 /**
  * Up to the first full stop, question or exclamation mark followed by a space
- * or the end. A colon does not end a sentence: cutting there would leave
- * "Length of each slot in minutes:" without its range, so terse would lose
- * more on some tools than on others.
+ * or the end. A colon does not end a sentence: what follows it (the forms an
+ * instant may take, say) belongs to it. Bounds need no sentence: they are
+ * the schema's own keywords, the same in every variant.
  */
 function firstSentence(text: string): string {
   const match = /^.*?[.!?](?=\s|$)/s.exec(text);

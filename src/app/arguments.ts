@@ -1,11 +1,12 @@
 /**
  * The checks every method makes of the arguments it shares with others,
- * written once: the window (request-window.ts), the page size, the words of
- * a text query, the number of calendars. Each refusal names its field and
- * what to send instead (calendar_service.proto states each rule).
+ * written once: the window (request-window.ts), the match mode, the words of
+ * a text query. Each refusal names its field and what to send instead
+ * (calendar_service.proto states each rule). The bounds the contract
+ * declares on fields (page sizes, counts, lengths) are checked from the
+ * contract itself, where a message arrives (src/contract: checkBounds).
  */
 import { CalqError } from "../calq-error.js";
-import { DEFAULT_LIMIT, MAX_CALENDARS_PER_REQUEST, MAX_LIMIT } from "../page-size.js";
 import type { MatchMode } from "../search/match.js";
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, parseTextQuery, type TextQueryProblem } from "../search/text-query.js";
 import { type RequestWindow, resolveWindow } from "../time/request-window.js";
@@ -20,21 +21,6 @@ export interface WindowArguments {
 /** The window resolved to instants, no longer than `maxWindowMs` (request-window.ts refuses what it cannot read). */
 export function windowOf(args: WindowArguments, maxWindowMs: number): RequestWindow {
   return resolveWindow({ start: args.start, endExclusive: args.endExclusive, timezone: args.timezone }, maxWindowMs);
-}
-
-/** A page size: 0 means the default; anything but 1 to MAX_LIMIT is INVALID_LIMIT. */
-export function pageLimit(limit: number): number {
-  if (limit === 0) return DEFAULT_LIMIT;
-  if (Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT) return limit;
-  throw new CalqError(
-    "INVALID_LIMIT",
-    `limit ${limit} is out of range: send 1 to ${MAX_LIMIT}, or 0 for the default ${DEFAULT_LIMIT}`,
-    "limit",
-    {
-      max_limit: String(MAX_LIMIT),
-      default_limit: String(DEFAULT_LIMIT),
-    },
-  );
 }
 
 /** The match mode a request names; none is INVALID_MATCH_MODE (there is no default). */
@@ -53,15 +39,4 @@ export function textQueryWords(textQuery: string): readonly string[] {
     no_words: "text_query has no letter or digit; send words, or an empty text_query to search without words",
   };
   throw new CalqError("INVALID_TEXT_QUERY", why[parsed.problem], "text_query");
-}
-
-/** INVALID_CALENDAR_IDS for no calendar or more than the most one call may name: checked before any calendar is opened. */
-export function checkCalendarCount(requestedIds: readonly string[]): void {
-  if (requestedIds.length === 0 || requestedIds.length > MAX_CALENDARS_PER_REQUEST) {
-    throw new CalqError(
-      "INVALID_CALENDAR_IDS",
-      `send 1 to ${MAX_CALENDARS_PER_REQUEST} calendar ids, not ${requestedIds.length}`,
-      "calendar_ids",
-    );
-  }
 }

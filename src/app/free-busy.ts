@@ -14,7 +14,6 @@
 import { CalqError } from "../calq-error.js";
 import type { Occurrence } from "../expand/occurrence.js";
 import type { Snapshot } from "../ingest/snapshot.js";
-import { DEFAULT_SLOTS, DEFAULT_STEP_MINUTES, MAX_SLOT_MINUTES, MAX_SLOTS, MIN_SLOT_MINUTES } from "../page-size.js";
 import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search/busy-time.js";
 import { type FreeSlot, findFreeSlotsSteps, type WorkingHours } from "../search/free-slots.js";
 import { type Position, searchCalendarsPageSteps } from "../search/search-occurrences.js";
@@ -22,7 +21,7 @@ import type { Steps } from "../stepwise.js";
 import type { CalendarView } from "../store/calendar-store.js";
 import type { RequestWindow } from "../time/request-window.js";
 import { MINUTE_MS } from "../time/units.js";
-import { checkCalendarCount, type WindowArguments, windowOf } from "./arguments.js";
+import { type WindowArguments, windowOf } from "./arguments.js";
 import { type CalendarAccess, openCalendars } from "./calendar-access.js";
 import type { Call } from "./call.js";
 import { currentSnapshots } from "./snapshots.js";
@@ -74,17 +73,16 @@ export async function queryFreeBusy(
   calendarIds: readonly string[],
   args: WindowArguments,
 ): Promise<BusyRead> {
-  checkCalendarCount(calendarIds);
   const window = windowOf(args, deps.maxWindowMs);
   return readBusy(deps, call, calendarIds, window, "QueryFreeBusy");
 }
 
 /** What FindFreeSlots takes beyond the window and the calendars. */
+/** What FindFreeSlots takes beyond the window and the calendars; the numbers within the contract's bounds (the transport checked them). */
 export interface SlotArguments extends WindowArguments {
   readonly durationMinutes: number;
-  /** 0: the default step. */
   readonly stepMinutes: number;
-  /** 0: the default number of slots. */
+  /** Slots at most. */
   readonly limit: number;
   /** Whether tentative time blocks; undefined when the request names no policy (refused: there is no default). */
   readonly tentativeBlocks: boolean | undefined;
@@ -110,15 +108,7 @@ export async function findFreeSlots(
   calendarIds: readonly string[],
   args: SlotArguments,
 ): Promise<SlotsFound> {
-  checkCalendarCount(calendarIds);
-  const durationMinutes = args.durationMinutes;
-  if (!(durationMinutes >= MIN_SLOT_MINUTES && durationMinutes <= MAX_SLOT_MINUTES))
-    throw invalidSlots(`duration_minutes must be ${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES}, not ${durationMinutes}`, "duration_minutes");
-  const stepMinutes = args.stepMinutes === 0 ? DEFAULT_STEP_MINUTES : args.stepMinutes;
-  if (!(stepMinutes >= MIN_SLOT_MINUTES && stepMinutes <= MAX_SLOT_MINUTES))
-    throw invalidSlots(`step_minutes must be 0 or ${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES}, not ${args.stepMinutes}`, "step_minutes");
-  const limit = args.limit === 0 ? DEFAULT_SLOTS : args.limit;
-  if (!(limit >= 1 && limit <= MAX_SLOTS)) throw invalidSlots(`limit must be 0 to ${MAX_SLOTS}, not ${args.limit}`, "limit");
+  const { durationMinutes, stepMinutes, limit } = args;
   if (args.tentativeBlocks === undefined) {
     throw invalidSlots("tentative is required: TENTATIVE_POLICY_BUSY or TENTATIVE_POLICY_FREE", "tentative");
   }
@@ -256,9 +246,8 @@ function workingHoursOf(args: SlotArguments): WorkingHours | undefined {
   const endMinute = minutesOf(end, "working_hours_end", true);
   if (endMinute <= startMinute) throw invalidSlots("working_hours_end must come after working_hours_start", "working_hours_end");
   const days = args.workingDays.length === 0 ? [1, 2, 3, 4, 5] : args.workingDays;
-  if (days.some((day) => !Number.isInteger(day) || day < 1 || day > 7) || new Set(days).size !== days.length) {
-    throw invalidSlots("working_days must be weekdays 1 (Monday) to 7 (Sunday), each once", "working_days");
-  }
+  // Each a weekday 1 to 7 by the contract's bounds; named twice is a slip the schema cannot state.
+  if (new Set(days).size !== days.length) throw invalidSlots("working_days must name each weekday once", "working_days");
   return { days: new Set(days), startMinute, endMinute };
 }
 

@@ -16,7 +16,7 @@ import type { MatchMode } from "../search/match.js";
 import { BEFORE_ALL, type Page, type Position, searchCalendarsPageSteps, searchPageSteps } from "../search/search-occurrences.js";
 import type { CalendarView } from "../store/calendar-store.js";
 import type { RequestWindow } from "../time/request-window.js";
-import { checkCalendarCount, pageLimit, requiredMode, textQueryWords, type WindowArguments, windowOf } from "./arguments.js";
+import { requiredMode, textQueryWords, type WindowArguments, windowOf } from "./arguments.js";
 import { type CalendarAccess, mayRead, openCalendar, openCalendars } from "./calendar-access.js";
 import type { Call } from "./call.js";
 import { currentSnapshots, cursorSnapshots, type SnapshotOrigin, snapshotIdsOf } from "./snapshots.js";
@@ -38,6 +38,7 @@ export interface SearchDeps {
 export interface SearchArguments extends WindowArguments {
   /** Undefined when the request names none (refused: there is no default). */
   readonly mode: MatchMode | undefined;
+  /** The page size, 1 to the contract's maximum (the transport put the default in for 0). */
   readonly limit: number;
   readonly cursor: string;
   readonly textQuery: string;
@@ -92,7 +93,6 @@ export function searchEventsAcrossCalendars(
     // The set, in id order: the same calendars in another order continue the search. The space keeps
     // it apart from any one calendar's id, so a SearchEvents cursor never continues a search across calendars.
     bindingId: (views) => ["across", ...views.map((view) => view.config.id)].join(" "),
-    precheck: () => checkCalendarCount(calendarIds),
   });
 }
 
@@ -103,14 +103,11 @@ interface Calendars {
   open(): CalendarView[];
   /** What the cursor binds as the calendars searched. */
   bindingId(views: readonly CalendarView[]): string;
-  /** Argument checks of the calendars themselves, made before any other argument is read. */
-  precheck?(): void;
 }
 
 async function search(deps: SearchDeps, call: Call, args: SearchArguments, calendars: Calendars): Promise<SearchResult> {
   const { access, cursors, log } = deps;
-  calendars.precheck?.();
-  const limit = pageLimit(args.limit);
+  const { limit } = args;
   const mode = requiredMode(args.mode, deps.modeNames);
   const words = textQueryWords(args.textQuery);
   const window = windowOf(args, deps.maxWindowMs);

@@ -10,9 +10,9 @@
  * required there is required here: --tentative has no default, as the
  * contract has none. The command checks how flags are spelled and combined
  * (a whole number, "09:00-17:00", "1-5", --working-days only with
- * --working-hours); which values are allowed (5 to 1440 minutes, hours in
- * order) is the service's to say with INVALID_SLOT_QUERY, so each rule is
- * written once.
+ * --working-hours); which values are allowed (the bounds the contract
+ * declares, hours in order) is the service's to say with INVALID_SLOT_QUERY,
+ * so each rule is written once.
  */
 import { parseArgs } from "node:util";
 import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";

@@ -2,13 +2,15 @@
  * The gateway's subcommands of `calq`:
  *
  *   calq tools --format openai|anthropic|mcp
- *   calq mcp [--service URL] [--http PORT [--host H] [--allow-plaintext-non-loopback]]
+ *   calq mcp [--service URL] [--http PORT [--host H] [--allow-plaintext-non-loopback] [--allow-origin O ...]]
  *
  * `calq mcp` serves MCP over stdio as the caller whose token is in CALQ_TOKEN,
  * or, with --http, over Streamable HTTP as whoever each request's bearer
  * token names. Either way it reaches calq at --service (or CALQ_SERVICE_URL).
  * Like the service, it serves plaintext on a non-loopback address only when
- * told a proxy in front terminates TLS.
+ * told a proxy in front terminates TLS. Over HTTP, web pages may call it
+ * only from the origins --allow-origin (or CALQ_MCP_ALLOWED_ORIGINS, comma
+ * separated) names.
  *
  * Usage errors exit 2 with a one-line message, like the rest of the command.
  */
@@ -18,7 +20,7 @@ import { pinoLogger } from "../logging/logger.js";
 import { createCalqClient } from "./calq-client.js";
 import { ToolExecutor } from "./execute.js";
 import { FORMATS, MCP_PROTOCOL_VERSION, type ToolFormat, toolsInFormat } from "./formats.js";
-import { PlaintextRefusedError, serveMcpHttp } from "./mcp-http.js";
+import { InvalidOriginError, PlaintextRefusedError, serveMcpHttp } from "./mcp-http.js";
 import { serveStdio } from "./mcp-server.js";
 import { buildToolCatalog } from "./tool-schemas.js";
 
@@ -37,7 +39,7 @@ export class GatewayUsageError extends Error {}
 
 /** True for an error that is the caller's usage mistake rather than a failure. */
 export function isGatewayUsageError(error: unknown): boolean {
-  return error instanceof GatewayUsageError || error instanceof PlaintextRefusedError;
+  return error instanceof GatewayUsageError || error instanceof PlaintextRefusedError || error instanceof InvalidOriginError;
 }
 
 /** `calq tools ARGS`: prints the tool schemas. */
@@ -58,6 +60,7 @@ export async function serveMcp(argv: string[], env: Readonly<Record<string, stri
       http: { type: "string" },
       host: { type: "string", default: "127.0.0.1" },
       "allow-plaintext-non-loopback": { type: "boolean", default: false },
+      "allow-origin": { type: "string", multiple: true },
     },
     strict: true,
   });
@@ -71,7 +74,9 @@ export async function serveMcp(argv: string[], env: Readonly<Record<string, stri
     createCalqClient(serviceUrl, { ca: ca === undefined ? undefined : readCa(ca) }),
     log,
   );
+  const allowedOrigins = values["allow-origin"] ?? listOf(env.CALQ_MCP_ALLOWED_ORIGINS);
   if (values.http === undefined) {
+    if (values["allow-origin"] !== undefined) throw new GatewayUsageError("--allow-origin goes with --http: stdio has no origins");
     const token = env.CALQ_TOKEN;
     if (token === undefined || token === "") throw new GatewayUsageError("calq mcp over stdio needs the caller's token in CALQ_TOKEN");
     await serveStdio(executor, token);
@@ -83,6 +88,7 @@ export async function serveMcp(argv: string[], env: Readonly<Record<string, stri
     host: values.host,
     port,
     allowPlaintextNonLoopback: values["allow-plaintext-non-loopback"],
+    allowedOrigins,
   });
   process.stdout.write(
     `calq MCP gateway (MCP ${MCP_PROTOCOL_VERSION}, Streamable HTTP) listening on ${server.url}, calling ${serviceUrl}\n`,
@@ -90,4 +96,12 @@ export async function serveMcp(argv: string[], env: Readonly<Record<string, stri
   const stop = () => void server.close().then(() => process.exit(0));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+/** A comma-separated list, blanks dropped; empty when unset. */
+function listOf(text: string | undefined): string[] {
+  return (text ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 }

@@ -93,7 +93,7 @@ export class ToolExecutor {
       const response = await call(request, asCaller(token));
       const structured = structuredFromMessage(method.output, response);
       return {
-        content: [{ type: "text", text: renderResult(tool, given as Record<string, unknown>, structured) }],
+        content: [{ type: "text", text: renderResult(tool, given as Record<string, unknown>, response) }],
         structuredContent: structured,
       };
     } catch (error) {

@@ -2,7 +2,9 @@
  * The tools in each vendor's format: OpenAI function tools in strict mode
  * (Chat Completions), Anthropic tools (`input_schema`) and MCP 2025-06-18
  * tools (`inputSchema`, `outputSchema`, `title`, read-only annotations).
- * Only the envelope differs; schemas and descriptions are the catalog's.
+ * Only the envelope differs; schemas and descriptions are the catalog's,
+ * except that OpenAI's strict mode, which has no `maxLength`, reads the same
+ * bound as a `pattern`.
  */
 import type { JsonSchema, ToolDefinition } from "./tool-schemas.js";
 
@@ -45,7 +47,31 @@ export interface McpTool {
 
 /** Strict mode: the input schema already has every property required and no additional properties. */
 export function openAiTool(tool: ToolDefinition): OpenAiTool {
-  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: true } };
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: strictModeSchema(tool.inputSchema), strict: true },
+  };
+}
+
+/**
+ * `schema` in the keywords OpenAI's strict mode takes: a `maxLength` becomes
+ * the `pattern` that accepts the same strings. JSON Schema patterns are
+ * Unicode regular expressions, so `[\s\S]{0,n}` counts code points, as
+ * `maxLength` does.
+ */
+export function strictModeSchema(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === "maxLength") out.pattern = `^[\\s\\S]{0,${String(value)}}$`;
+    else if (keyword === "properties") out.properties = mapValues(value as Record<string, JsonSchema>, strictModeSchema);
+    else if (keyword === "items") out.items = strictModeSchema(value as JsonSchema);
+    else out[keyword] = value;
+  }
+  return out;
+}
+
+function mapValues<T, U>(record: Readonly<Record<string, T>>, map: (value: T) => U): Record<string, U> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
 }
 
 /** Anthropic takes the same JSON Schema as `input_schema`. */

@@ -3,6 +3,15 @@
  * fresh MCP server bound to that request's bearer token, which is forwarded
  * to calq as the caller's own credentials. No session outlives a request,
  * so one caller's token can never serve another caller's request.
+ *
+ * MCP 2025-06-18 (Streamable HTTP, security warning) says a server must
+ * validate the Origin header of every request, against DNS rebinding. The
+ * rule here (docs/gateway.md, "MCP server"): a request without Origin is
+ * served, since browsers send one with every POST and with every
+ * cross-origin request, so its absence means a client that is not a web
+ * page; a request with an Origin is served only when that origin is one the
+ * operator allowed, and answered 403 otherwise, "null" included. Allowed
+ * origins also get the CORS answers a page there needs to call.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -28,6 +37,29 @@ export interface McpHttpOptions {
    * proxy in front terminates TLS, as with the service's flag of that name.
    */
   readonly allowPlaintextNonLoopback?: boolean;
+  /**
+   * Origins (scheme://host[:port]) whose web pages may call the gateway;
+   * a request from any other origin is refused 403. None by default.
+   */
+  readonly allowedOrigins?: readonly string[];
+}
+
+/** A configured origin that is not an http(s) origin (scheme, host and optional port, nothing else). */
+export class InvalidOriginError extends Error {}
+
+/**
+ * `text` as the origin a browser sends (lower-case scheme and host, default
+ * port left out): "https://app.example:443" is "https://app.example".
+ * Undefined when it is not one: another scheme, a path, a query, a user,
+ * or the opaque origin "null".
+ */
+export function originOf(text: string): string | undefined {
+  if (!/^https?:\/\/[^/?#@\s]+\/?$/i.test(text)) return undefined;
+  try {
+    return new URL(text).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The gateway would send bearer tokens in the clear to other machines. */
@@ -46,16 +78,24 @@ export interface McpHttpServer {
  */
 export async function serveMcpHttp(
   executor: ToolExecutor,
-  { host, port, allowPlaintextNonLoopback = false }: McpHttpOptions,
+  { host, port, allowPlaintextNonLoopback = false, allowedOrigins = [] }: McpHttpOptions,
 ): Promise<McpHttpServer> {
   if (!isLoopback(host) && !allowPlaintextNonLoopback) {
     throw new PlaintextRefusedError(
       `refusing plaintext on ${host}, which is not a loopback address: MCP requests carry bearer tokens, which other machines could read; pass --allow-plaintext-non-loopback if a proxy in front terminates TLS`,
     );
   }
+  const origins = new Set(
+    allowedOrigins.map((text) => {
+      const origin = originOf(text);
+      if (origin === undefined)
+        throw new InvalidOriginError(`${text} is not an origin: write scheme://host[:port], as https://app.example`);
+      return origin;
+    }),
+  );
   let allowedHosts: string[] | undefined;
   const http = createServer((request, response) => {
-    handle(executor, allowedHosts, request, response).catch((error: unknown) => {
+    handle(executor, { allowedHosts, origins }, request, response).catch((error: unknown) => {
       if (!response.headersSent) jsonRpcError(response, 500, -32603, "internal error");
       process.stderr.write(`calq mcp: ${error instanceof Error ? error.message : String(error)}\n`);
     });
@@ -80,14 +120,43 @@ export async function serveMcpHttp(
   };
 }
 
-async function handle(
-  executor: ToolExecutor,
-  allowedHosts: string[] | undefined,
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<void> {
+/** Whom a listening gateway serves: the Host names it answers on loopback, and the origins whose pages may call it. */
+interface Admission {
+  readonly allowedHosts: string[] | undefined;
+  readonly origins: ReadonlySet<string>;
+}
+
+/** The headers a browser needs to let a page of an allowed origin call, and read the answer. */
+function corsHeaders(origin: string): Record<string, string> {
+  return { "access-control-allow-origin": origin, vary: "origin" };
+}
+
+async function handle(executor: ToolExecutor, admission: Admission, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = new URL(request.url ?? "/", "http://calq").pathname;
   if (path !== MCP_PATH) return jsonRpcError(response, 404, -32601, `not found: MCP is served at ${MCP_PATH}`);
+  const sentOrigin = request.headers.origin;
+  if (sentOrigin !== undefined) {
+    const origin = originOf(sentOrigin);
+    if (origin === undefined || !admission.origins.has(origin)) {
+      response.setHeader("vary", "origin");
+      return jsonRpcError(
+        response,
+        403,
+        -32000,
+        "requests from this origin are not allowed (the gateway's --allow-origin lists those that are)",
+      );
+    }
+    for (const [name, value] of Object.entries(corsHeaders(origin))) response.setHeader(name, value);
+    if (request.method === "OPTIONS") {
+      response.writeHead(204, {
+        "access-control-allow-methods": "POST",
+        "access-control-allow-headers": "authorization, content-type, accept, mcp-protocol-version",
+        "access-control-max-age": "600",
+      });
+      response.end();
+      return;
+    }
+  }
   if (request.method !== "POST") {
     response.setHeader("allow", "POST");
     return jsonRpcError(response, 405, -32000, "this stateless server takes POST only");
@@ -118,8 +187,8 @@ async function handle(
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    enableDnsRebindingProtection: allowedHosts !== undefined,
-    allowedHosts,
+    enableDnsRebindingProtection: admission.allowedHosts !== undefined,
+    allowedHosts: admission.allowedHosts,
   });
   response.on("close", () => {
     void transport.close();

@@ -1,130 +1,138 @@
 /**
  * The short text a model reads beside a tool's structured result: local
  * times in the request's zone, all-day events by their dates, how each
- * occurrence sits against the window, and how to get the next page.
+ * occurrence sits against the window, and how to get the next page. It reads
+ * the service's response as gen/'s message types, so a field renamed in the
+ * proto fails to compile here rather than rendering nothing.
  */
-import type { JsonObject } from "@bufbuild/protobuf";
-import type { ToolDefinition, ToolName } from "./tool-schemas.js";
+import { type DescEnum, type DescMessage, isMessage, type Message, type MessageShape, toJson } from "@bufbuild/protobuf";
+import { type Timestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
+import {
+  type BusyInterval,
+  BusyKind,
+  type EventOccurrence,
+  EventStatus,
+  FindFreeSlotsResponseSchema,
+  GetCallerContextResponseSchema,
+  GetEventResponseSchema,
+  LinkSourceSchema,
+  ListCalendarsResponseSchema,
+  MatchModeSchema,
+  PartialReason,
+  ParticipationSchema,
+  type Person,
+  QueryFreeBusyResponseSchema,
+  SearchEventsAcrossCalendarsResponseSchema,
+  SearchEventsResponseSchema,
+  WindowRelation,
+  WindowRelationSchema,
+} from "../../gen/calq/v1/calendar_service_pb.js";
+import { enumToolName } from "./tool-json.js";
+import type { JsonSchema, ToolDefinition, ToolName } from "./tool-schemas.js";
 
-/** The text rendering of a successful result of `tool`, given the arguments it was called with. */
-export function renderResult(tool: ToolDefinition, args: Record<string, unknown>, result: JsonObject): string {
-  switch (tool.name as ToolName) {
-    case "search_calendar_events":
-      return renderSearch(args, result as unknown as SearchResult);
-    case "search_across_calendars":
-      return renderSearchAcross(args, result as unknown as SearchAcrossResult);
-    case "get_event":
-      return renderEvent(result as unknown as EventResult);
-    case "list_calendars":
-      return renderCalendars(result as unknown as CalendarList);
-    case "get_user_context":
-      return renderUserContext(tool, result as unknown as UserContext);
-    case "query_free_busy":
-      return renderFreeBusy(result as unknown as FreeBusyResult);
-    case "find_free_slots":
-      return renderFreeSlots(result as unknown as FreeSlotsResult);
-  }
+/** What a renderer knows of the call besides the response. */
+interface Call {
+  readonly tool: ToolDefinition;
+  readonly args: Record<string, unknown>;
 }
 
-interface FreeSlotsResult {
-  slots: { start_local: string; end_local: string }[];
-  timezone: string;
-  complete: boolean;
+type Renderer = (response: Message, call: Call) => string;
+
+/** A renderer for responses of `schema`; any other message is a bug in the caller, and throws. */
+function rendering<Desc extends DescMessage>(schema: Desc, render: (response: MessageShape<Desc>, call: Call) => string): Renderer {
+  return (response, call) => {
+    if (!isMessage(response, schema)) throw new Error(`${call.tool.name} was answered with ${response.$typeName}, not ${schema.typeName}`);
+    return render(response, call);
+  };
+}
+
+/** Each tool's renderer, for the response type of its method. */
+const RENDERERS: Readonly<Record<ToolName, Renderer>> = {
+  search_calendar_events: rendering(SearchEventsResponseSchema, renderSearch),
+  search_across_calendars: rendering(SearchEventsAcrossCalendarsResponseSchema, renderSearchAcross),
+  get_event: rendering(GetEventResponseSchema, renderEvent),
+  list_calendars: rendering(ListCalendarsResponseSchema, renderCalendars),
+  get_user_context: rendering(GetCallerContextResponseSchema, renderUserContext),
+  query_free_busy: rendering(QueryFreeBusyResponseSchema, renderFreeBusy),
+  find_free_slots: rendering(FindFreeSlotsResponseSchema, renderFreeSlots),
+};
+
+/** The text rendering of a successful result of `tool`: the service's response, given the arguments the tool was called with. */
+export function renderResult(tool: ToolDefinition, args: Record<string, unknown>, response: Message): string {
+  return RENDERERS[tool.name](response, { tool, args });
+}
+
+/** An enum value as the tools spell it (tool-json.ts): `crosses_start`, `accepted`. */
+function toolWord(desc: DescEnum, value: number): string {
+  const known = desc.value[value];
+  return known === undefined ? String(value) : enumToolName(known);
 }
 
 /** The slots as local wall times with their offsets (two slots can share a wall time across a fall-back). */
-function renderFreeSlots(result: FreeSlotsResult): string {
+function renderFreeSlots(result: MessageShape<typeof FindFreeSlotsResponseSchema>): string {
   const lines =
     result.slots.length === 0
       ? ["No free slot of that length fits the window (and working hours, if given)."]
-      : [
-          `Free slots in ${result.timezone}, each end excluded:`,
-          ...result.slots.map((slot) => `- ${slot.start_local} to ${slot.end_local}`),
-        ];
-  if (!result.complete) lines.push("A calendar was read only in part: confirm a slot before booking it.");
+      : [`Free slots in ${result.timezone}, each end excluded:`, ...result.slots.map((slot) => `- ${slot.startLocal} to ${slot.endLocal}`)];
+  if (result.completeUntil !== undefined) {
+    lines.push(
+      `Slots were looked for only before ${localInstant(result.completeUntil, result.timezone)} (${stopWords(result.partialReason)}); ` +
+        "every slot above is free. For later slots, call again with start at that time.",
+    );
+  }
   return lines.join("\n");
 }
 
-interface BusyInterval {
-  start_local: string;
-  end_local: string;
-  kind: string;
-}
-
-interface FreeBusyResult {
-  timezone: string;
-  calendars: { calendar_id: string; busy: BusyInterval[]; stale: boolean; complete: boolean }[];
-  combined: BusyInterval[];
+/** Why a read stopped before its window's end, in words. */
+function stopWords(reason: PartialReason): string {
+  switch (reason) {
+    case PartialReason.DEADLINE:
+      return "the call's deadline";
+    case PartialReason.ANSWER_SIZE:
+      return "the most one answer holds";
+    default:
+      return "the work one call may do";
+  }
 }
 
 /** Busy time as local wall times with their offsets; what is not listed is free in every calendar asked. */
-function renderFreeBusy(result: FreeBusyResult): string {
+function renderFreeBusy(result: MessageShape<typeof QueryFreeBusyResponseSchema>): string {
   const interval = (busy: BusyInterval) =>
-    `${busy.start_local} to ${busy.end_local} (end excluded)${busy.kind === "tentative" ? ", tentative" : ""}`;
+    `${busy.startLocal} to ${busy.endLocal} (end excluded)${busy.kind === BusyKind.TENTATIVE ? ", tentative" : ""}`;
   const lines = [
     `Busy time in ${result.timezone}, all calendars together; any time not listed is free in every calendar asked:`,
     ...(result.combined.length === 0 ? ["- none: free for the whole window"] : result.combined.map((busy) => `- ${interval(busy)}`)),
   ];
+  if (result.completeUntil !== undefined) {
+    lines.push(
+      `Busy time is known only before ${localInstant(result.completeUntil, result.timezone)} (${stopWords(result.partialReason)}); ` +
+        "nothing is known after it: call again with start at that time for the rest.",
+    );
+  }
   for (const calendar of result.calendars) {
-    const notes = [
-      calendar.stale ? "stale: its last reload failed" : "",
-      calendar.complete ? "" : "read only in part: more may be busy",
-    ].filter((note) => note !== "");
-    lines.push(`${calendar.calendar_id}: ${calendar.busy.length} busy interval(s)${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`);
+    const notes = [calendar.stale ? "stale: its last reload failed" : ""].filter((note) => note !== "");
+    lines.push(`${calendar.calendarId}: ${calendar.busy.length} busy interval(s)${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`);
   }
   return lines.join("\n");
 }
 
-interface Occurrence {
-  event_id: string;
-  details_withheld?: boolean;
-  summary: string;
-  location: string;
-  start_local: string;
-  end_local: string;
-  all_day: boolean;
-  start_date: string;
-  end_date_exclusive: string;
-  window_relation?: string;
-  status: string;
-}
-
-interface SearchResult {
-  events: Occurrence[];
-  next_cursor: string;
-  query?: { calendar_id: string; timezone: string; match_mode: string };
-  stale: boolean;
-  /** Absent from results of servers older than issue 10. */
-  partial?: boolean;
-}
-
-function renderSearch(args: Record<string, unknown>, result: SearchResult): string {
-  const query = result.query!;
+function renderSearch(result: MessageShape<typeof SearchEventsResponseSchema>, { args }: Call): string {
   return renderPage(
-    `Calendar ${query.calendar_id}, window [${String(args.start)}, ${String(args.end_exclusive)}) in ${query.timezone}, mode ${query.match_mode}: ` +
-      `${result.events.length} occurrence(s) on this page.`,
+    `Calendar ${result.query?.calendarId ?? ""}, window [${String(args.start)}, ${String(args.end_exclusive)}) in ${result.query?.timezone ?? ""}, ` +
+      `mode ${toolWord(MatchModeSchema, result.query?.matchMode ?? 0)}: ${result.events.length} occurrence(s) on this page.`,
     result.events.map(renderOccurrence),
     result.stale ? "The feed's last reload failed; these results may miss recent changes." : undefined,
     { ...result, tool: "search_calendar_events", nothing: "Nothing in this calendar matches this window in this mode." },
   );
 }
 
-interface SearchAcrossResult {
-  events: (Occurrence & { calendar_id: string })[];
-  next_cursor: string;
-  query?: { calendar_ids: string[]; timezone: string; match_mode: string };
-  calendars: { calendar_id: string; stale: boolean }[];
-  partial: boolean;
-}
-
 /** Like a search of one calendar, each occurrence led by its calendar's id. */
-function renderSearchAcross(args: Record<string, unknown>, result: SearchAcrossResult): string {
-  const query = result.query!;
-  const stale = result.calendars.filter((calendar) => calendar.stale).map((calendar) => calendar.calendar_id);
+function renderSearchAcross(result: MessageShape<typeof SearchEventsAcrossCalendarsResponseSchema>, { args }: Call): string {
+  const stale = result.calendars.filter((calendar) => calendar.stale).map((calendar) => calendar.calendarId);
   return renderPage(
-    `Calendars ${query.calendar_ids.join(", ")}, window [${String(args.start)}, ${String(args.end_exclusive)}) in ${query.timezone}, ` +
-      `mode ${query.match_mode}: ${result.events.length} occurrence(s) on this page, in start order.`,
-    result.events.map((event) => `${event.calendar_id}: ${renderOccurrence(event)}`),
+    `Calendars ${(result.query?.calendarIds ?? []).join(", ")}, window [${String(args.start)}, ${String(args.end_exclusive)}) in ${result.query?.timezone ?? ""}, ` +
+      `mode ${toolWord(MatchModeSchema, result.query?.matchMode ?? 0)}: ${result.events.length} occurrence(s) on this page, in start order.`,
+    result.events.map((event) => `${event.calendarId}: ${renderOccurrence(event)}`),
     stale.length > 0 ? `The last reload of ${stale.join(", ")} failed; results may miss recent changes there.` : undefined,
     { ...result, tool: "search_across_calendars", nothing: "Nothing in these calendars matches this window in this mode." },
   );
@@ -135,64 +143,51 @@ function renderPage(
   heading: string,
   occurrences: readonly string[],
   staleNote: string | undefined,
-  page: { next_cursor: string; partial?: boolean; tool: string; nothing: string },
+  page: { readonly nextCursor: string; readonly partial: boolean; readonly tool: ToolName; readonly nothing: string },
 ): string {
   const lines = [heading, ...occurrences.map((line) => `- ${line}`)];
   if (staleNote !== undefined) lines.push(staleNote);
-  if (page.partial === true) lines.push(PARTIAL_NOTE);
+  if (page.partial) lines.push(PARTIAL_NOTE);
   lines.push(
-    page.next_cursor === ""
+    page.nextCursor === ""
       ? occurrences.length === 0
         ? `${page.nothing} No more pages.`
         : "No more pages."
-      : `More pages: call ${page.tool} again with the same arguments and cursor "${page.next_cursor}".`,
+      : `More pages: call ${page.tool} again with the same arguments and cursor "${page.nextCursor}".`,
   );
   return lines.join("\n");
 }
 
 const PARTIAL_NOTE =
-  "The search stopped before it filled this page (its time budget or the deadline ran out). The occurrences above are exact and in order, but this is not everything: continue with the cursor below before concluding anything.";
+  "The search stopped before it filled this page (its work budget or the deadline ran out). The occurrences above are exact and in order, but this is not everything: continue with the cursor below before concluding anything.";
 
-function renderOccurrence(event: Occurrence): string {
-  const when = event.all_day ? allDayDates(event) : localSpan(event.start_local, event.end_local);
-  const title = event.details_withheld === true ? "(private)" : event.summary === "" ? "(no title)" : event.summary;
+function renderOccurrence(event: EventOccurrence): string {
+  const when = event.allDay ? allDayDates(event) : localSpan(event.startLocal, event.endLocal);
+  const title = event.detailsWithheld ? "(private)" : event.summary === "" ? "(no title)" : event.summary;
   const where = event.location === "" ? "" : ` @ ${event.location}`;
-  const status = event.status === "tentative" ? " (tentative)" : "";
-  const relation = event.window_relation === undefined || event.window_relation === "unspecified" ? "" : ` [${event.window_relation}]`;
-  return `${when} ${title}${where}${status}${relation} id ${event.event_id}`;
-}
-
-interface EventResult {
-  event: Occurrence & { calendar_id: string };
-  description: string;
-  description_truncated: boolean;
-  organizer?: { name: string; address: string };
-  attendees: { person: { name: string; address: string }; participation?: string }[];
-  attendee_count: number;
-  links: { url: string; source: string }[];
-  categories: string[];
-  details_withheld: boolean;
-  recurrence_rules: string[];
-  recurrence_text: string;
-  stale: boolean;
+  const status = event.status === EventStatus.TENTATIVE ? " (tentative)" : "";
+  const relation = event.windowRelation === WindowRelation.UNSPECIFIED ? "" : ` [${toolWord(WindowRelationSchema, event.windowRelation)}]`;
+  return `${when} ${title}${where}${status}${relation} id ${event.eventId}`;
 }
 
 /** One event for a follow-up question: when, where, who, the links, and how it recurs. */
-function renderEvent(result: EventResult): string {
-  const person = (someone: { name: string; address: string }) =>
-    someone.name === "" ? someone.address : `${someone.name} <${someone.address}>`;
-  const lines = [`${result.event.calendar_id}: ${renderOccurrence(result.event)}`];
-  if (result.details_withheld) lines.push("A private event: only its time is shown to you.");
-  if (result.recurrence_text !== "") lines.push(`Repeats ${result.recurrence_text} (${result.recurrence_rules.join("; ")}).`);
+function renderEvent(result: MessageShape<typeof GetEventResponseSchema>): string {
+  const person = (someone: Person | undefined) =>
+    someone === undefined ? "" : someone.name === "" ? someone.address : `${someone.name} <${someone.address}>`;
+  const lines = result.event === undefined ? [] : [`${result.event.calendarId}: ${renderOccurrence(result.event)}`];
+  if (result.detailsWithheld) lines.push("A private event: only its time is shown to you.");
+  if (result.recurrenceText !== "") lines.push(`Repeats ${result.recurrenceText} (${result.recurrenceRules.join("; ")}).`);
   if (result.organizer !== undefined) lines.push(`Organizer: ${person(result.organizer)}`);
-  if (result.attendee_count > 0) {
-    const shown = result.attendees.map((attendee) => `${person(attendee.person)} (${attendee.participation ?? "unknown"})`);
-    const more = result.attendee_count - result.attendees.length;
+  if (result.attendeeCount > 0) {
+    const shown = result.attendees.map(
+      (attendee) => `${person(attendee.person)} (${toolWord(ParticipationSchema, attendee.participation)})`,
+    );
+    const more = result.attendeeCount - result.attendees.length;
     lines.push(`Attendees: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`);
   }
-  for (const link of result.links) lines.push(`Link (${link.source}): ${link.url}`);
+  for (const link of result.links) lines.push(`Link (${toolWord(LinkSourceSchema, link.source)}): ${link.url}`);
   if (result.categories.length > 0) lines.push(`Categories: ${result.categories.join(", ")}`);
-  if (result.description !== "") lines.push(`Description${result.description_truncated ? " (cut)" : ""}:\n${result.description}`);
+  if (result.description !== "") lines.push(`Description${result.descriptionTruncated ? " (cut)" : ""}:\n${result.description}`);
   if (result.stale) lines.push("The feed's last reload failed; this may miss recent changes.");
   return lines.join("\n");
 }
@@ -207,11 +202,11 @@ function localSpan(startLocal: string, endLocal: string): string {
 }
 
 /** "all day Tue 2026-09-01 to Wed 2026-09-02" (the last day, not the exclusive end). */
-function allDayDates(event: Occurrence): string {
-  const last = addDays(event.end_date_exclusive, -1);
-  return last === event.start_date
-    ? `all day ${weekday(event.start_date)} ${event.start_date}`
-    : `all day ${weekday(event.start_date)} ${event.start_date} to ${weekday(last)} ${last}`;
+function allDayDates(event: EventOccurrence): string {
+  const last = addDays(event.endDateExclusive, -1);
+  return last === event.startDate
+    ? `all day ${weekday(event.startDate)} ${event.startDate}`
+    : `all day ${weekday(event.startDate)} ${event.startDate} to ${weekday(last)} ${last}`;
 }
 
 /** "2026-10-02T08:30:00+07:00" → ["2026-10-02", "08:30", "+07:00"]; seconds shown only when not zero. */
@@ -234,44 +229,60 @@ function addDays(date: string, days: number): string {
   return value.toISOString().slice(0, 10);
 }
 
-interface CalendarList {
-  calendars: { id: string; display_name: string; timezone: string; primary: boolean; stale: boolean }[];
-}
-
-function renderCalendars(result: CalendarList): string {
+function renderCalendars(result: MessageShape<typeof ListCalendarsResponseSchema>): string {
   if (result.calendars.length === 0) return "No calendars are readable by this caller.";
   return result.calendars
     .map((calendar) => {
-      const name = calendar.display_name === "" ? "" : ` "${calendar.display_name}"`;
+      const name = calendar.displayName === "" ? "" : ` "${calendar.displayName}"`;
       const marks = [calendar.timezone, ...(calendar.primary ? ["primary"] : []), ...(calendar.stale ? ["stale"] : [])];
       return `- ${calendar.id}${name} (${marks.join(", ")})`;
     })
     .join("\n");
 }
 
-interface UserContext {
-  principal_id: string;
-  timezone: string;
-  current_time: string;
-  primary_calendar_id: string;
-}
-
 /** When no zone is recorded, it says so explicitly, followed by the contract's own instruction for that case. */
-function renderUserContext(tool: ToolDefinition, result: UserContext): string {
+function renderUserContext(result: MessageShape<typeof GetCallerContextResponseSchema>, { tool }: Call): string {
+  const now = result.currentTime === undefined ? "unknown" : rfc3339(result.currentTime);
   const zone =
     result.timezone === ""
-      ? `Recorded time zone: none recorded. ${(tool.outputSchema as { properties: { timezone: { description: string } } }).properties.timezone.description}`
-      : `Recorded time zone: ${result.timezone} (local time now ${localNow(result.current_time, result.timezone)}).`;
+      ? `Recorded time zone: none recorded. ${propertyDescription(tool.outputSchema, "timezone")}`
+      : `Recorded time zone: ${result.timezone}${result.currentTime === undefined ? "" : ` (local time now ${localNow(result.currentTime, result.timezone)})`}.`;
   return [
-    `Current time: ${result.current_time}.`,
+    `Current time: ${now}.`,
     zone,
-    `Caller: ${result.principal_id}; primary calendar: ${result.primary_calendar_id === "" ? "none" : result.primary_calendar_id}.`,
+    `Caller: ${result.principalId}; primary calendar: ${result.primaryCalendarId === "" ? "none" : result.primaryCalendarId}.`,
   ].join("\n");
 }
 
+/** A Timestamp as the tools' JSON writes it: RFC 3339 in UTC ("2026-09-30T01:00:00Z"). */
+function rfc3339(instant: Timestamp): string {
+  return String(toJson(TimestampSchema, instant));
+}
+
+/** The description of one property of a tool's schema; empty when it has none. */
+function propertyDescription(schema: JsonSchema, name: string): string {
+  const properties = schema.properties;
+  const property: unknown = typeof properties === "object" && properties !== null ? Reflect.get(properties, name) : undefined;
+  return typeof property === "object" && property !== null && "description" in property && typeof property.description === "string"
+    ? property.description
+    : "";
+}
+
 /** The instant as a wall-clock time with weekday in `zone`, e.g. "Wed 2026-09-30 08:00 +07:00". */
-function localNow(instant: string, zone: string): string {
-  const parts = Object.fromEntries(
+function localNow(instant: Timestamp, zone: string): string {
+  const parts = zoneParts(instant, zone);
+  return `${parts.weekday} ${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${parts.offset}`;
+}
+
+/** The instant as RFC 3339 with `zone`'s offset, as a request's `start` may send it, e.g. "2026-09-30T08:00:00+07:00". */
+function localInstant(instant: Timestamp, zone: string): string {
+  const parts = zoneParts(instant, zone);
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${parts.offset}`;
+}
+
+/** The fields of an instant's wall-clock time in `zone`, and its offset as "+07:00". */
+function zoneParts(instant: Timestamp, zone: string): Record<string, string> {
+  const parts: Record<string, string> = Object.fromEntries(
     new Intl.DateTimeFormat("en-US", {
       timeZone: zone,
       weekday: "short",
@@ -280,12 +291,12 @@ function localNow(instant: string, zone: string): string {
       day: "2-digit",
       hour: "2-digit",
       minute: "2-digit",
+      second: "2-digit",
       hourCycle: "h23",
       timeZoneName: "longOffset",
     })
-      .formatToParts(new Date(instant))
+      .formatToParts(new Date(rfc3339(instant)))
       .map((part) => [part.type, part.value]),
   );
-  const offset = parts.timeZoneName === "GMT" ? "+00:00" : parts.timeZoneName.replace("GMT", "");
-  return `${parts.weekday} ${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`;
+  return { ...parts, offset: parts.timeZoneName === "GMT" ? "+00:00" : parts.timeZoneName.replace("GMT", "") };
 }

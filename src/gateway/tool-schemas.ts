@@ -5,7 +5,7 @@
  * comment and the tool description changes with it.
  */
 import { type DescField, type DescMessage, type DescMethod, type DescService, type FileRegistry, ScalarType } from "@bufbuild/protobuf";
-import { MAX_CALENDARS_PER_REQUEST, MAX_LIMIT, MAX_SLOT_MINUTES, MAX_SLOTS, MIN_SLOT_MINUTES } from "../page-size.js";
+import { type DeclaredBounds, declaredBounds } from "../contract/index.js";
 import { isRequiredField, loadContractRegistry, proseOf } from "./descriptors.js";
 import { type ErrorGuideEntry, EVERY_METHOD, GATEWAY_ERRORS, readErrorGuide, reasonsOf, servicePromises } from "./error-guide.js";
 import { enumToolName, sendableValues } from "./tool-json.js";
@@ -16,7 +16,7 @@ export type JsonSchema = { [keyword: string]: unknown };
 /** One tool: what a model sees, and the RPC it calls. */
 export interface ToolDefinition {
   /** snake_case, as tool names are written. */
-  readonly name: string;
+  readonly name: ToolName;
   /** Human-readable name (MCP `title`). */
   readonly title: string;
   readonly description: string;
@@ -103,7 +103,7 @@ function toolDescription(service: DescService, method: DescMethod, errors: reado
  * Reasons a model never has to act on, so listing them would only cost its
  * context: the strict input schema already refuses what causes
  * INVALID_MATCH_MODE and INVALID_LIMIT (match_mode is held to the enum's
- * sendable values, limit to FIELD_BOUNDS), and the gateway's client resends a
+ * sendable values, limit to its declared bounds), and the gateway's client resends a
  * call refused with CALENDAR_IN_OTHER_SHARD_GROUP to the group it names
  * (rpc/shard-routing.ts).
  */
@@ -131,21 +131,10 @@ function vocabulary(service: DescService, errors: readonly ErrorGuideEntry[]): (
 }
 
 /**
- * Numeric bounds the service enforces on a field, stated in its schema so a
- * model stays inside them; by the field's full name.
+ * A strict input schema: every field a property, all required, optional ones
+ * nullable, each bounded as its field declares (proto/calq/v1/reasons.proto),
+ * so a model that follows the schema is never refused for a bound.
  */
-const FIELD_BOUNDS: Readonly<Record<string, JsonSchema>> = {
-  "calq.v1.SearchEventsRequest.limit": { minimum: 0, maximum: MAX_LIMIT },
-  "calq.v1.SearchEventsAcrossCalendarsRequest.limit": { minimum: 0, maximum: MAX_LIMIT },
-  "calq.v1.SearchEventsAcrossCalendarsRequest.calendar_ids": { minItems: 1, maxItems: MAX_CALENDARS_PER_REQUEST },
-  "calq.v1.QueryFreeBusyRequest.calendar_ids": { minItems: 1, maxItems: MAX_CALENDARS_PER_REQUEST },
-  "calq.v1.FindFreeSlotsRequest.calendar_ids": { minItems: 1, maxItems: MAX_CALENDARS_PER_REQUEST },
-  "calq.v1.FindFreeSlotsRequest.duration_minutes": { minimum: MIN_SLOT_MINUTES, maximum: MAX_SLOT_MINUTES },
-  "calq.v1.FindFreeSlotsRequest.step_minutes": { minimum: 0, maximum: MAX_SLOT_MINUTES },
-  "calq.v1.FindFreeSlotsRequest.limit": { minimum: 0, maximum: MAX_SLOTS },
-};
-
-/** A strict input schema: every field a property, all required, optional ones nullable. */
 function inputSchema(message: DescMessage, words: (text: string) => string): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of message.fields) {
@@ -154,20 +143,57 @@ function inputSchema(message: DescMessage, words: (text: string) => string): Jso
       throw new Error(`${message.typeName}.${field.name}: only scalar, enum and repeated scalar fields can be tool arguments`);
     }
     const nullable = !isRequiredField(field);
+    const bounds = declaredBounds(field);
     const schema = scalarList
-      ? { type: nullable ? ["array", "null"] : "array", items: valueSchema(field, sendableValues, false) }
-      : valueSchema(field, sendableValues, nullable);
+      ? {
+          type: nullable ? ["array", "null"] : "array",
+          items: { ...valueSchema(field, sendableValues, false), ...numberBounds(bounds) },
+          ...countBounds(bounds),
+        }
+      : { ...valueSchema(field, sendableValues, nullable), ...numberBounds(bounds), ...lengthBound(bounds) };
     let description = proseOf(field);
     if (field.enum !== undefined) {
       description += `\n${sendableValues(field.enum)
         .map((value) => `- ${enumToolName(value)}: ${proseOf(value)}`)
         .join("\n")}`;
     }
-    if (nullable)
-      description += `\nnull means ${scalarList || (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING) ? "empty" : "0"}.`;
-    properties[field.name] = { ...schema, ...FIELD_BOUNDS[`${message.typeName}.${field.name}`], description: words(description) };
+    if (nullable) description += `\n${nullMeaning(field, bounds, schema)}`;
+    properties[field.name] = { ...schema, description: words(description) };
   }
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+/**
+ * `minimum` and `maximum` of a bounded number (of each item, for a list).
+ * Where 0 stands for a default right below the range (1 to 100, or 0), the
+ * schema starts at 0; where it does not join the range (5 to 1440, or 0),
+ * the schema keeps the range and the model sends null for the default.
+ */
+function numberBounds(bounds: DeclaredBounds | undefined): JsonSchema {
+  if (bounds === undefined) return {};
+  const minimum = bounds.zeroMeans !== undefined && bounds.min === 1 ? 0 : bounds.min;
+  return { ...(minimum === undefined ? {} : { minimum }), ...(bounds.max === undefined ? {} : { maximum: bounds.max }) };
+}
+
+/** `minItems` and `maxItems` of a bounded list. */
+function countBounds(bounds: DeclaredBounds | undefined): JsonSchema {
+  if (bounds === undefined) return {};
+  return {
+    ...(bounds.minItems === undefined ? {} : { minItems: bounds.minItems }),
+    ...(bounds.maxItems === undefined ? {} : { maxItems: bounds.maxItems }),
+  };
+}
+
+/** `maxLength` of a bounded string (code points, as the contract counts them). */
+function lengthBound(bounds: DeclaredBounds | undefined): JsonSchema {
+  return bounds?.maxLength === undefined ? {} : { maxLength: bounds.maxLength };
+}
+
+/** What null stands for: the field's zero value, or the default that zero stands for (and whether the schema lets 0 say it too). */
+function nullMeaning(field: DescField, bounds: DeclaredBounds | undefined, schema: JsonSchema): string {
+  if (bounds?.zeroMeans !== undefined) return `null${schema.minimum === 0 ? " or 0" : ""} means the default ${bounds.zeroMeans}.`;
+  const empty = field.fieldKind === "list" || (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING);
+  return `null means ${empty ? "empty" : "0"}.`;
 }
 
 /** The JSON a response message becomes (tool-json.ts): scalars always present, messages when set. */

@@ -2,8 +2,10 @@
  * calq.v1.CalendarService over Connect, gRPC and gRPC-Web: each method maps
  * its request message to domain values, calls its use case (src/app), and
  * maps the answer back to messages. What a method does lives in its use
- * case; what is here is the contract's shapes. Credentials come first, so an
- * unauthenticated call learns nothing from its arguments.
+ * case; what is here is the contract's shapes, and the bounds the contract
+ * declares on request fields (checkBounds, which also puts in the defaults
+ * that a 0 stands for). Credentials come first, so an unauthenticated call
+ * learns nothing from its arguments.
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -18,6 +20,7 @@ import {
   type CalendarService,
   Consistency,
   CursorSnapshot,
+  FindFreeSlotsRequestSchema,
   FindFreeSlotsResponseSchema,
   FreeSlotSchema,
   GetCallerContextResponseSchema,
@@ -25,9 +28,12 @@ import {
   MatchMode,
   MatchModeSchema,
   PartialReason,
+  QueryFreeBusyRequestSchema,
   QueryFreeBusyResponseSchema,
   ResolvedQuerySchema,
+  SearchEventsAcrossCalendarsRequestSchema,
   SearchEventsAcrossCalendarsResponseSchema,
+  SearchEventsRequestSchema,
   SearchEventsResponseSchema,
   TentativePolicy,
 } from "../../gen/calq/v1/calendar_service_pb.js";
@@ -47,6 +53,7 @@ import type { SnapshotOrigin } from "../app/snapshots.js";
 import type { Turns } from "../app/turns.js";
 import type { Authenticator } from "../auth/authenticator.js";
 import type { ShardMap } from "../config/shard-map.js";
+import { checkBounds } from "../contract/index.js";
 import type { Logger } from "../log.js";
 import type { BusyInterval } from "../search/busy-time.js";
 import type { CursorCodec } from "../search/cursor.js";
@@ -95,8 +102,9 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
   const callOf = callOfContext(authenticator, turns);
 
   return {
-    async searchEvents(request, context) {
+    async searchEvents(sent, context) {
       const call = await callOf(context);
+      const request = checkBounds(SearchEventsRequestSchema, sent);
       const found = await searchEvents(searchDeps, call, request.calendarId, searchArguments(request));
       const [read] = found.calendars;
       return create(SearchEventsResponseSchema, {
@@ -112,8 +120,9 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       });
     },
 
-    async searchEventsAcrossCalendars(request, context) {
+    async searchEventsAcrossCalendars(sent, context) {
       const call = await callOf(context);
+      const request = checkBounds(SearchEventsAcrossCalendarsRequestSchema, sent);
       const found = await searchEventsAcrossCalendars(searchDeps, call, request.calendarIds, searchArguments(request));
       return create(SearchEventsAcrossCalendarsResponseSchema, {
         events: eventsOf(found),
@@ -155,8 +164,9 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       return create(ListCalendarsResponseSchema, { calendars });
     },
 
-    async queryFreeBusy(request, context) {
+    async queryFreeBusy(sent, context) {
       const call = await callOf(context);
+      const request = checkBounds(QueryFreeBusyRequestSchema, sent);
       const read = await queryFreeBusy(freeBusyDeps, call, request.calendarIds, request);
       const zone = read.window.zone;
       return create(QueryFreeBusyResponseSchema, {
@@ -178,8 +188,9 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       });
     },
 
-    async findFreeSlots(request, context) {
+    async findFreeSlots(sent, context) {
       const call = await callOf(context);
+      const request = checkBounds(FindFreeSlotsRequestSchema, sent);
       const found = await findFreeSlots(freeBusyDeps, call, request.calendarIds, {
         ...request,
         tentativeBlocks: TENTATIVE_BLOCKS[request.tentative],

@@ -84,8 +84,8 @@ describe("a call whose deadline cannot be met", () => {
     const found = await findFreeSlots({ access, maxWindowMs: 366 * 86_400_000, workBudget: 500_000 }, late, ["work"], {
       ...window,
       durationMinutes: 30,
-      stepMinutes: 0,
-      limit: 0,
+      stepMinutes: 30,
+      limit: 10,
       tentativeBlocks: true,
       workingHoursStart: "09:00",
       workingHoursEnd: "17:00",

@@ -53,11 +53,15 @@ describe("description variants stay comparable", () => {
     });
   });
 
-  it("keep in terse the range of each bounded number, which the full text states after a colon", () => {
-    const findFreeSlots = variantNamed("terse")
+  it("keep the range of each bounded number in every variant, as the schema's keywords rather than in a description", () => {
+    for (const variant of VARIANTS) {
+      const findFreeSlots = variant.tools(definitions).find((tool) => tool.function.name === "find_free_slots")!;
+      expect(properties(findFreeSlots).duration_minutes, variant.name).toMatchObject({ minimum: 5, maximum: 1440 });
+      expect(properties(findFreeSlots).limit, variant.name).toMatchObject({ minimum: 0, maximum: 50 });
+    }
+    const terse = variantNamed("terse")
       .tools(definitions)
       .find((tool) => tool.function.name === "find_free_slots")!;
-    expect(properties(findFreeSlots).duration_minutes.description).toBe("Length of each slot in minutes: 5 to 1440.");
-    expect(properties(findFreeSlots).limit.description).toBe("How many slots at most: 1 to 50, or 0 for the default 10.");
+    expect(properties(terse).duration_minutes.description).toBe("Length of each slot in minutes.");
   });
 });

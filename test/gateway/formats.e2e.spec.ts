@@ -3,7 +3,8 @@ import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { anthropicTool, mcpTool, openAiTool, toolsInFormat } from "../../src/gateway/formats.js";
+import { anthropicTool, mcpTool, openAiTool, strictModeSchema, toolsInFormat } from "../../src/gateway/formats.js";
+import { compileValidator, createAjv } from "../../src/gateway/schema-validator.js";
 import { buildToolCatalog, type JsonSchema } from "../../src/gateway/tool-schemas.js";
 
 const { tools } = buildToolCatalog();
@@ -73,6 +74,25 @@ describe("OpenAI function tools (strict mode)", () => {
       expect(tool.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
       expect(strictModeViolations(tool.function.parameters)).toEqual([]);
       expectValidJsonSchema(tool.function.parameters);
+    }
+  });
+
+  it("states a length bound, which strict mode lacks, as a pattern accepting exactly the same strings", () => {
+    const search = tools.find((tool) => tool.name === "search_calendar_events")!;
+    const strict = strictModeSchema(search.inputSchema) as { properties: { text_query: JsonSchema } };
+    expect(strict.properties.text_query).toMatchObject({ pattern: "^[\\s\\S]{0,200}$" });
+    expect(strict.properties.text_query.maxLength).toBeUndefined();
+    const ajv = createAjv();
+    const [catalog, openai] = [search.inputSchema, strict].map((schema) =>
+      compileValidator(ajv, (schema as { properties: { text_query: JsonSchema } }).properties.text_query),
+    );
+    const bold = "\u{1D431}"; // one code point, two UTF-16 units
+    for (const text of ["x".repeat(200), bold.repeat(200), "dòng\nmới", null]) {
+      expect([catalog.problems(text), openai.problems(text)]).toEqual([[], []]);
+    }
+    for (const text of ["x".repeat(201), bold.repeat(201)]) {
+      expect(catalog.problems(text)).not.toEqual([]);
+      expect(openai.problems(text)).not.toEqual([]);
     }
   });
 

@@ -161,6 +161,104 @@ describe("calq mcp --http: where it may listen", () => {
   });
 });
 
+/** A raw HTTP exchange with the gateway at `target`, as a browser or a script would send it: the status and the headers. */
+function exchange(
+  target: string,
+  { method = "POST", headers = {} }: { method?: string; headers?: Record<string, string> },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+  const at = new URL(target);
+  return new Promise((resolve, reject) => {
+    const call = httpRequest(
+      {
+        host: at.hostname,
+        port: at.port,
+        path: at.pathname,
+        method,
+        headers: {
+          authorization: `Bearer ${AN_TOKEN}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+      },
+      (response) => {
+        response.resume();
+        resolve({ status: response.statusCode!, headers: response.headers });
+      },
+    );
+    call.once("error", reject);
+    call.end(method === "POST" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) : undefined);
+  });
+}
+
+describe("calq mcp --http: which web pages may call it (the Origin header)", () => {
+  it("serves a request without Origin, which no browser sends, and refuses any Origin by default with 403", async () => {
+    expect((await exchange(url, {})).status).toBe(200);
+    for (const origin of [`http://rebound.example:${new URL(url).port}`, `http://127.0.0.1:${new URL(url).port}`, "null"]) {
+      const refused = await exchange(url, { headers: { origin } });
+      expect(refused.status, origin).toBe(403);
+      expect(refused.headers["access-control-allow-origin"], origin).toBeUndefined();
+    }
+  });
+
+  it("serves the origins --allow-origin names, with the CORS answers a page needs, and only those", async () => {
+    const child = spawnNode([
+      CALQ,
+      "mcp",
+      "--http",
+      "0",
+      "--service",
+      seed.served.baseUrl,
+      "--allow-origin",
+      "http://App.Example:3000",
+      "--allow-origin",
+      "https://tools.example:443",
+    ]);
+    try {
+      const [, allowing] = await waitForOutput(child, /listening on (http:\/\/\S+),/);
+      const served = await exchange(allowing, { headers: { origin: "http://app.example:3000" } });
+      expect(served.status).toBe(200);
+      expect(served.headers["access-control-allow-origin"]).toBe("http://app.example:3000");
+      expect((await exchange(allowing, { headers: { origin: "https://tools.example" } })).status).toBe(200);
+      const preflight = await exchange(allowing, {
+        method: "OPTIONS",
+        headers: { origin: "http://app.example:3000", "access-control-request-method": "POST" },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers["access-control-allow-methods"]).toBe("POST");
+      expect(preflight.headers["access-control-allow-headers"]).toContain("authorization");
+      for (const origin of ["http://app.example:3001", "https://app.example:3000", "http://evil.example"]) {
+        expect((await exchange(allowing, { headers: { origin } })).status, origin).toBe(403);
+        expect((await exchange(allowing, { method: "OPTIONS", headers: { origin } })).status, origin).toBe(403);
+      }
+    } finally {
+      await killed(child);
+    }
+  });
+
+  it("takes the allowed origins from CALQ_MCP_ALLOWED_ORIGINS, comma separated, when no --allow-origin is given", async () => {
+    const child = spawnNode([CALQ, "mcp", "--http", "0", "--service", seed.served.baseUrl], {
+      CALQ_MCP_ALLOWED_ORIGINS: "https://one.example, https://two.example",
+    });
+    try {
+      const [, allowing] = await waitForOutput(child, /listening on (http:\/\/\S+),/);
+      expect((await exchange(allowing, { headers: { origin: "https://two.example" } })).status).toBe(200);
+      expect((await exchange(allowing, { headers: { origin: "https://three.example" } })).status).toBe(403);
+    } finally {
+      await killed(child);
+    }
+  });
+
+  it("refuses to start, with status 2, on an --allow-origin that is not an origin", async () => {
+    const child = spawnNode([CALQ, "mcp", "--http", "0", "--service", seed.served.baseUrl, "--allow-origin", "https://app.example/page"]);
+    let stderr = "";
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(status).toBe(2);
+    expect(stderr).toContain("https://app.example/page is not an origin");
+  });
+});
+
 describe("calq mcp --http: what a request may be", () => {
   /** POSTs `body` as the MCP client would, with An's token; the status and the JSON answer. */
   async function post(body: string): Promise<{ status: number; json: { error?: { code: number; message: string }; result?: unknown } }> {

@@ -4,7 +4,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { expect } from "vitest";
-import { compileValidator, createAjv } from "../../../src/gateway/schema-validator.js";
+import { compileValidator, createAjv, type Validator } from "../../../src/gateway/schema-validator.js";
 import { buildToolCatalog } from "../../../src/gateway/tool-schemas.js";
 
 export interface CallResult {
@@ -14,7 +14,9 @@ export interface CallResult {
 }
 
 const ajv = createAjv();
-const outputValidators = new Map(buildToolCatalog().tools.map((tool) => [tool.name, compileValidator(ajv, tool.outputSchema)]));
+const outputValidators = new Map<string, Validator>(
+  buildToolCatalog().tools.map((tool) => [tool.name, compileValidator(ajv, tool.outputSchema)]),
+);
 
 /** Calls a tool; a successful result's structured content must fit the tool's output schema. */
 export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<CallResult> {
