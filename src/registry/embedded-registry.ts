@@ -244,7 +244,7 @@ class EmbeddedRegistry implements CalendarRegistry {
     this.compactedSize = this.journal.size;
   }
 
-  createCalendar(value: unknown, context: WriteContext): Promise<CreateOutcome> {
+  async createCalendar(value: unknown, context: WriteContext): Promise<CreateOutcome> {
     const spec = checkCalendarSpec(value);
     return this.serialized(async () => {
       const existing = this.liveCalendars.get(spec.id);
@@ -262,7 +262,7 @@ class EmbeddedRegistry implements CalendarRegistry {
     });
   }
 
-  updateCalendar(value: unknown, etag: string, context: WriteContext): Promise<CalendarRecord> {
+  async updateCalendar(value: unknown, etag: string, context: WriteContext): Promise<CalendarRecord> {
     const spec = checkCalendarSpec(value);
     return this.serialized(async () => {
       const previous = checkedVersion(this.liveCalendars.get(spec.id), spec.id, etag);
@@ -275,7 +275,7 @@ class EmbeddedRegistry implements CalendarRegistry {
     });
   }
 
-  deleteCalendar(id: string, etag: string | undefined, context: WriteContext): Promise<DeleteOutcome> {
+  async deleteCalendar(id: string, etag: string | undefined, context: WriteContext): Promise<DeleteOutcome> {
     return this.serialized(async () => {
       const previous = checkedVersion(this.liveCalendars.get(id), id, etag);
       const facts = this.facts(context.by);
@@ -284,7 +284,7 @@ class EmbeddedRegistry implements CalendarRegistry {
     });
   }
 
-  setPerson(value: unknown, etag: string | undefined, context: WriteContext): Promise<PersonRecord> {
+  async setPerson(value: unknown, etag: string | undefined, context: WriteContext): Promise<PersonRecord> {
     const spec = checkPersonSpec(value);
     return this.serialized(async () => {
       const previous = this.people.get(spec.principalId);

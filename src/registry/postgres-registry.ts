@@ -233,7 +233,7 @@ class PostgresRegistry implements CalendarRegistry {
     );
   }
 
-  createCalendar(value: unknown, context: WriteContext): Promise<CreateOutcome> {
+  async createCalendar(value: unknown, context: WriteContext): Promise<CreateOutcome> {
     const spec = checkCalendarSpec(value);
     const by = checkAdmin(context.by);
     return this.transaction<CreateOutcome>("write", async (client) => {
@@ -253,7 +253,7 @@ class PostgresRegistry implements CalendarRegistry {
     });
   }
 
-  updateCalendar(value: unknown, etag: string, context: WriteContext): Promise<CalendarRecord> {
+  async updateCalendar(value: unknown, etag: string, context: WriteContext): Promise<CalendarRecord> {
     const spec = checkCalendarSpec(value);
     const by = checkAdmin(context.by);
     return this.transaction("write", async (client) => {
@@ -267,7 +267,7 @@ class PostgresRegistry implements CalendarRegistry {
     });
   }
 
-  deleteCalendar(id: string, etag: string | undefined, context: WriteContext): Promise<DeleteOutcome> {
+  async deleteCalendar(id: string, etag: string | undefined, context: WriteContext): Promise<DeleteOutcome> {
     const by = checkAdmin(context.by);
     return this.transaction("write", async (client) => {
       const facts = await this.nextFacts(client, by);
@@ -278,7 +278,7 @@ class PostgresRegistry implements CalendarRegistry {
     });
   }
 
-  setPerson(value: unknown, etag: string | undefined, context: WriteContext): Promise<PersonRecord> {
+  async setPerson(value: unknown, etag: string | undefined, context: WriteContext): Promise<PersonRecord> {
     const spec = checkPersonSpec(value);
     const by = checkAdmin(context.by);
     return this.transaction("write", async (client) => {
@@ -322,11 +322,11 @@ class PostgresRegistry implements CalendarRegistry {
     }
   }
 
-  getCalendar(id: string): Promise<CalendarRecord | undefined> {
+  async getCalendar(id: string): Promise<CalendarRecord | undefined> {
     return this.read((client) => this.liveCalendar(client, id));
   }
 
-  getPerson(principalId: string): Promise<PersonRecord | undefined> {
+  async getPerson(principalId: string): Promise<PersonRecord | undefined> {
     return this.read(async (client) => {
       const { rows } = await client.query<{ record: PersonRecord }>("SELECT record FROM registry_people WHERE principal_id = $1", [
         principalId,
@@ -335,7 +335,7 @@ class PostgresRegistry implements CalendarRegistry {
     });
   }
 
-  listCalendars(query: CalendarListQuery): Promise<CalendarPage> {
+  async listCalendars(query: CalendarListQuery): Promise<CalendarPage> {
     const { pageSize, after } = readListQuery(query);
     return this.read(async (client) => {
       const conditions = ["live", "id > $1"];
@@ -365,7 +365,7 @@ class PostgresRegistry implements CalendarRegistry {
     });
   }
 
-  loadGroup(group: string | undefined): Promise<GroupSnapshot> {
+  async loadGroup(group: string | undefined): Promise<GroupSnapshot> {
     return this.transaction("snapshot", async (client, registryId) => {
       const state = await client.query<StateRow>("SELECT change_number FROM registry_state");
       const calendars = await client.query<{ record: CalendarRecord }>(
@@ -384,7 +384,7 @@ class PostgresRegistry implements CalendarRegistry {
     });
   }
 
-  changesSince(changeNumber: number, group: string | undefined, limit = 1_000): Promise<ChangeBatch> {
+  async changesSince(changeNumber: number, group: string | undefined, limit = 1_000): Promise<ChangeBatch> {
     return this.transaction("snapshot", async (client, registryId) => {
       const state = await client.query<StateRow>("SELECT change_number FROM registry_state");
       const { rows } = await client.query<ChangeRow>(
@@ -423,7 +423,7 @@ class PostgresRegistry implements CalendarRegistry {
     };
   }
 
-  readAudit(changeNumber: number, limit = 1_000): Promise<AuditEntry[]> {
+  async readAudit(changeNumber: number, limit = 1_000): Promise<AuditEntry[]> {
     return this.read(async (client) => {
       const { rows } = await client.query<{
         change_number: string;
