@@ -137,9 +137,8 @@ class PostgresRegistry implements CalendarRegistry {
     return this.prepared;
   }
 
-  private async prepare(): Promise<string> {
-    const client = await this.pool.connect();
-    try {
+  private prepare(): Promise<string> {
+    return this.withClient(async (client) => {
       await migrate(client);
       await client.query(
         "INSERT INTO registry_state (registry_id, shard_groups, change_number) VALUES ($1, $2, 0) ON CONFLICT (singleton) DO NOTHING",
@@ -148,8 +147,35 @@ class PostgresRegistry implements CalendarRegistry {
       const { rows } = await client.query<StateRow>("SELECT registry_id, shard_groups, change_number FROM registry_state");
       checkPlacement(rows[0].shard_groups, this.groups, this.description);
       return rows[0].registry_id;
+    });
+  }
+
+  /**
+   * Runs `work` on a pooled connection. A checked-out connection has no
+   * listener of the pool's, so one is added while it is out: a connection
+   * the server or the network cuts between two queries is then dropped from
+   * the pool rather than crashing the process.
+   */
+  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw classified(error, this.description);
+    }
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on("error", onError);
+    try {
+      return await work(client);
+    } catch (error) {
+      if (!(error instanceof RegistryError)) broken ??= error instanceof Error ? error : new Error(String(error));
+      throw classified(error, this.description);
     } finally {
-      client.release();
+      client.removeListener("error", onError);
+      client.release(broken);
     }
   }
 
@@ -159,29 +185,17 @@ class PostgresRegistry implements CalendarRegistry {
     work: (client: pg.PoolClient, registryId: string) => Promise<T | Unchanged<T>>,
   ): Promise<T> {
     const registryId = await this.ready();
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw classified(error, this.description);
-    }
-    let broken: Error | undefined;
-    try {
+    return this.withClient(async (client) => {
       await client.query(mode === "write" ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      const result = await work(client, registryId);
-      if (result instanceof Unchanged) {
-        await client.query("ROLLBACK");
-        return result.value;
+      try {
+        const result = await work(client, registryId);
+        await client.query(result instanceof Unchanged ? "ROLLBACK" : "COMMIT");
+        return result instanceof Unchanged ? result.value : result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
       }
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      if (!(error instanceof RegistryError)) broken = error instanceof Error ? error : new Error(String(error));
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw classified(error, this.description);
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   /**
@@ -305,21 +319,7 @@ class PostgresRegistry implements CalendarRegistry {
 
   private async read<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     await this.ready();
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw classified(error, this.description);
-    }
-    let broken: Error | undefined;
-    try {
-      return await work(client);
-    } catch (error) {
-      broken = error instanceof Error ? error : new Error(String(error));
-      throw classified(error, this.description);
-    } finally {
-      client.release(broken);
-    }
+    return this.withClient(work);
   }
 
   async getCalendar(id: string): Promise<CalendarRecord | undefined> {
