@@ -1,9 +1,11 @@
 /**
  * The registry on PostgreSQL, for a fleet: every admin process writes to it
  * and every replica reads its own group's rows from it (docs/operating.md,
- * "The calendar registry"). Change numbers come from one counter row whose
- * lock each write holds until it commits, so numbers are committed in order
- * and a replica that has seen number N has seen every change before it.
+ * "The calendar registry"). Each write is one call of a function of the
+ * schema (postgres-migrations.ts), which takes the next change number from
+ * one counter row and holds its lock until it commits, so numbers are
+ * committed in order, a replica that has seen number N has seen every
+ * change before it, and the lock lasts one statement, not round trips.
  * Each commit NOTIFYs the channels of the groups it touched; a replica
  * catches up by change number, so a missed notification costs nothing but
  * time. The schema is migrated at open (postgres-migrations.ts). An
@@ -77,10 +79,18 @@ function classified(error: unknown, description: string): unknown {
     : error;
 }
 
-/** A write's answer when it changed nothing (a repeated create): its transaction rolls back, so no change number is spent. */
-class Unchanged<T> {
-  constructor(readonly value: T) {}
+/** calq's SQLSTATEs, raised by the write functions (postgres-migrations.ts). */
+const NO_SUCH_ROW = "CQ404";
+const ID_TAKEN = "CQ409";
+const VERSION_CHANGED = "CQ412";
+
+/** True when `error` is the database refusing with SQLSTATE `code`. */
+function refusedWith(error: unknown, code: string): boolean {
+  return error instanceof pg.DatabaseError && error.code === code;
 }
+
+/** How often a delete without an etag reads again when another change to the calendar came between its read and its write. */
+const DELETE_ATTEMPTS = 3;
 
 /** The group as stored: '' when the registry has no groups. */
 const stored = (group: string | undefined) => group ?? "";
@@ -179,18 +189,15 @@ class PostgresRegistry implements CalendarRegistry {
     }
   }
 
-  /** Runs `work` in one transaction; a RegistryError it throws rolls back and passes through. */
-  private async transaction<T>(
-    mode: "write" | "snapshot",
-    work: (client: pg.PoolClient, registryId: string) => Promise<T | Unchanged<T>>,
-  ): Promise<T> {
+  /** Runs `work` in one read-only transaction that sees one snapshot of the database. */
+  private async snapshot<T>(work: (client: pg.PoolClient, registryId: string) => Promise<T>): Promise<T> {
     const registryId = await this.ready();
     return this.withClient(async (client) => {
-      await client.query(mode === "write" ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       try {
         const result = await work(client, registryId);
-        await client.query(result instanceof Unchanged ? "ROLLBACK" : "COMMIT");
-        return result instanceof Unchanged ? result.value : result;
+        await client.query("COMMIT");
+        return result;
       } catch (error) {
         await client.query("ROLLBACK").catch(() => undefined);
         throw error;
@@ -198,33 +205,28 @@ class PostgresRegistry implements CalendarRegistry {
     });
   }
 
-  /**
-   * Takes the next change number. The counter row stays locked until this
-   * transaction ends, so writes commit in number order; a refusal rolls it back.
-   */
-  private async nextFacts(client: pg.PoolClient, by: string): Promise<VersionFacts> {
-    const { rows } = await client.query<{ change_number: string }>(
-      "UPDATE registry_state SET change_number = change_number + 1 RETURNING change_number",
-    );
-    return { changeNumber: Number(rows[0].change_number), by, at: this.now() };
+  /** Calls one write function of the schema (in its own transaction) and answers what it returns. */
+  private async call<T>(sql: string, values: unknown[]): Promise<T> {
+    await this.ready();
+    return this.withClient(async (client) => (await client.query<{ result: T }>(sql, values)).rows[0].result);
   }
 
-  /** Writes the audit row of a change and notifies the groups it touched; both commit with the change. */
-  private async audit(
-    client: pg.PoolClient,
-    facts: VersionFacts,
-    action: AuditAction,
-    subject: string,
-    after: CalendarRecord | PersonRecord | undefined,
+  /** Stores `draft` (its etag and change number are set by the database) over `expectedChange`, or as new when null. */
+  private putCalendar(
+    draft: CalendarRecord,
+    expectedChange: number | null,
     groups: readonly (string | undefined)[],
-  ): Promise<void> {
-    await client.query(
-      "INSERT INTO registry_audit (change_number, at, by_principal, action, subject, after) VALUES ($1, to_timestamp($2 / 1000.0), $3, $4, $5, $6)",
-      [facts.changeNumber, facts.at, facts.by, action, subject, after === undefined ? null : JSON.stringify(after)],
-    );
-    for (const group of new Set(groups)) {
-      await client.query("SELECT pg_notify($1, $2)", [channelOf(group), String(facts.changeNumber)]);
-    }
+  ): Promise<CalendarRecord> {
+    return this.call("SELECT registry_put_calendar($1, $2, $3, $4, $5, $6, $7, $8) AS result", [
+      draft.id,
+      stored(draft.shardGroup),
+      [...draft.readers, ...draft.freeBusyReaders],
+      JSON.stringify(draft),
+      expectedChange,
+      draft.updatedBy,
+      draft.updatedAt,
+      channelsOf(groups),
+    ]);
   }
 
   private async liveCalendar(client: pg.PoolClient, id: string): Promise<CalendarRecord | undefined> {
@@ -232,89 +234,86 @@ class PostgresRegistry implements CalendarRegistry {
     return rows[0]?.record;
   }
 
-  private async writeCalendar(client: pg.PoolClient, record: CalendarRecord): Promise<void> {
-    await client.query(
-      `INSERT INTO registry_calendars (shard_group, id, change_number, live, principals, record) VALUES ($1, $2, $3, true, $4, $5)
-       ON CONFLICT (shard_group, id) DO UPDATE SET change_number = excluded.change_number, live = true, principals = excluded.principals, record = excluded.record`,
-      [stored(record.shardGroup), record.id, record.changeNumber, [...record.readers, ...record.freeBusyReaders], JSON.stringify(record)],
-    );
-  }
-
-  private async writeTombstone(client: pg.PoolClient, previous: CalendarRecord, changeNumber: number): Promise<void> {
-    await client.query(
-      "UPDATE registry_calendars SET change_number = $3, live = false, principals = '{}', record = NULL WHERE shard_group = $1 AND id = $2",
-      [stored(previous.shardGroup), previous.id, changeNumber],
-    );
+  /** The version a write starts from: etag and change number are the database's to set. */
+  private facts(by: string): VersionFacts {
+    return { changeNumber: 0, by, at: this.now() };
   }
 
   async createCalendar(value: unknown, context: WriteContext): Promise<CreateOutcome> {
     const spec = checkCalendarSpec(value);
     const by = checkAdmin(context.by);
-    return this.transaction<CreateOutcome>("write", async (client) => {
-      const facts = await this.nextFacts(client, by);
-      const existing = await this.liveCalendar(client, spec.id);
-      if (existing !== undefined) {
-        if (repeatsCreate(existing, spec)) return new Unchanged({ calendar: existing, created: false });
-        throw new RegistryError(
-          "CALENDAR_ALREADY_EXISTS",
-          `calendar ${spec.id} already exists with other content; update it with its etag`,
-        );
-      }
-      const record = calendarVersion(spec, this.groups, facts);
-      await this.writeCalendar(client, record);
-      await this.audit(client, facts, "calendar.create", spec.id, record, [record.shardGroup]);
-      return { calendar: record, created: true };
-    });
+    const draft = calendarVersion(spec, this.groups, this.facts(by));
+    try {
+      return { calendar: await this.putCalendar(draft, null, [draft.shardGroup]), created: true };
+    } catch (error) {
+      if (!refusedWith(error, ID_TAKEN)) throw error;
+    }
+    const existing = await this.getCalendar(spec.id);
+    if (existing !== undefined && repeatsCreate(existing, spec)) return { calendar: existing, created: false };
+    throw new RegistryError("CALENDAR_ALREADY_EXISTS", `calendar ${spec.id} already exists with other content; update it with its etag`);
   }
 
   async updateCalendar(value: unknown, etag: string, context: WriteContext): Promise<CalendarRecord> {
     const spec = checkCalendarSpec(value);
     const by = checkAdmin(context.by);
-    return this.transaction("write", async (client) => {
-      const facts = await this.nextFacts(client, by);
-      const previous = checkedVersion(await this.liveCalendar(client, spec.id), spec.id, etag);
-      const record = calendarVersion(spec, this.groups, facts, previous);
-      if (record.shardGroup !== previous.shardGroup) await this.writeTombstone(client, previous, facts.changeNumber);
-      await this.writeCalendar(client, record);
-      await this.audit(client, facts, "calendar.update", spec.id, record, [previous.shardGroup, record.shardGroup]);
-      return record;
-    });
+    const previous = checkedVersion(await this.getCalendar(spec.id), spec.id, etag);
+    const draft = calendarVersion(spec, this.groups, this.facts(by), previous);
+    try {
+      return await this.putCalendar(draft, previous.changeNumber, [previous.shardGroup, draft.shardGroup]);
+    } catch (error) {
+      throw writeRefusal(error, `calendar ${spec.id}`, etag);
+    }
   }
 
   async deleteCalendar(id: string, etag: string | undefined, context: WriteContext): Promise<DeleteOutcome> {
     const by = checkAdmin(context.by);
-    return this.transaction("write", async (client) => {
-      const facts = await this.nextFacts(client, by);
-      const previous = checkedVersion(await this.liveCalendar(client, id), id, etag);
-      await this.writeTombstone(client, previous, facts.changeNumber);
-      await this.audit(client, facts, "calendar.delete", id, undefined, [previous.shardGroup]);
-      return { calendarId: id, changeNumber: facts.changeNumber };
-    });
+    for (let attempt = 1; ; attempt++) {
+      const previous = checkedVersion(await this.getCalendar(id), id, etag);
+      try {
+        const changeNumber = Number(
+          await this.call<string>("SELECT registry_delete_calendar($1, $2, $3, $4, $5) AS result", [
+            id,
+            previous.changeNumber,
+            by,
+            this.now(),
+            channelsOf([previous.shardGroup]),
+          ]),
+        );
+        return { calendarId: id, changeNumber };
+      } catch (error) {
+        // Without an etag the admin asked for whatever version is there: read it again.
+        if (etag !== undefined || !refusedWith(error, VERSION_CHANGED) || attempt === DELETE_ATTEMPTS)
+          throw writeRefusal(error, `calendar ${id}`, etag);
+      }
+    }
   }
 
   async setPerson(value: unknown, etag: string | undefined, context: WriteContext): Promise<PersonRecord> {
     const spec = checkPersonSpec(value);
     const by = checkAdmin(context.by);
-    return this.transaction("write", async (client) => {
-      const facts = await this.nextFacts(client, by);
-      const { rows } = await client.query<{ record: PersonRecord }>("SELECT record FROM registry_people WHERE principal_id = $1", [
-        spec.principalId,
-      ]);
-      const previous = rows[0]?.record;
-      if (etag !== undefined && previous === undefined)
-        throw new RegistryError("NOT_FOUND", `no person has principal id "${spec.principalId}"`);
-      if (etag !== undefined && etag !== previous?.etag) {
+    let expectedChange: number | null = null;
+    if (etag !== undefined) {
+      const previous = await this.getPerson(spec.principalId);
+      if (previous === undefined) throw new RegistryError("NOT_FOUND", `no person has principal id "${spec.principalId}"`);
+      if (etag !== previous.etag) {
         throw new RegistryError("ETAG_MISMATCH", `person ${spec.principalId} changed since etag ${etag} was read: read them again`);
       }
-      const record = personVersion(spec, this.groups, facts);
-      await client.query(
-        `INSERT INTO registry_people (shard_group, principal_id, change_number, record) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (principal_id) DO UPDATE SET shard_group = excluded.shard_group, change_number = excluded.change_number, record = excluded.record`,
-        [stored(record.shardGroup), record.principalId, facts.changeNumber, JSON.stringify(record)],
-      );
-      await this.audit(client, facts, "person.set", spec.principalId, record, [record.shardGroup]);
-      return record;
-    });
+      expectedChange = previous.changeNumber;
+    }
+    const draft = personVersion(spec, this.groups, this.facts(by));
+    try {
+      return await this.call("SELECT registry_set_person($1, $2, $3, $4, $5, $6, $7) AS result", [
+        draft.principalId,
+        stored(draft.shardGroup),
+        JSON.stringify(draft),
+        expectedChange,
+        by,
+        draft.updatedAt,
+        channelsOf([draft.shardGroup]),
+      ]);
+    } catch (error) {
+      throw writeRefusal(error, `person ${spec.principalId}`, etag);
+    }
   }
 
   private async read<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -366,7 +365,7 @@ class PostgresRegistry implements CalendarRegistry {
   }
 
   async loadGroup(group: string | undefined): Promise<GroupSnapshot> {
-    return this.transaction("snapshot", async (client, registryId) => {
+    return this.snapshot(async (client, registryId) => {
       const state = await client.query<StateRow>("SELECT change_number FROM registry_state");
       const calendars = await client.query<{ record: CalendarRecord }>(
         "SELECT record FROM registry_calendars WHERE shard_group = $1 AND live",
@@ -385,7 +384,7 @@ class PostgresRegistry implements CalendarRegistry {
   }
 
   async changesSince(changeNumber: number, group: string | undefined, limit = 1_000): Promise<ChangeBatch> {
-    return this.transaction("snapshot", async (client, registryId) => {
+    return this.snapshot(async (client, registryId) => {
       const state = await client.query<StateRow>("SELECT change_number FROM registry_state");
       const { rows } = await client.query<ChangeRow>(
         `SELECT 'calendar' AS entity, id, change_number, record FROM registry_calendars WHERE shard_group = $1 AND change_number > $2
@@ -461,4 +460,24 @@ function changeOf(row: ChangeRow): RegistryChange {
   return row.record === null
     ? { kind: "calendar-removal", changeNumber, calendarId: row.id }
     : { kind: "calendar-upsert", changeNumber, calendar: row.record as CalendarRecord };
+}
+
+/** The NOTIFY channels of the groups a write touches, each once. */
+function channelsOf(groups: readonly (string | undefined)[]): string[] {
+  return [...new Set(groups.map(channelOf))];
+}
+
+/** A write function's refusal as the registry's: the row is gone, or another change came after the version read. */
+function writeRefusal(error: unknown, what: string, etag: string | undefined): unknown {
+  if (refusedWith(error, NO_SUCH_ROW)) return new RegistryError("NOT_FOUND", `${what} no longer exists`, { cause: error });
+  if (refusedWith(error, VERSION_CHANGED)) {
+    return new RegistryError(
+      "ETAG_MISMATCH",
+      `${what} changed since etag ${etag ?? "(the version read)"} was read: read it again and reapply the change`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return error;
 }

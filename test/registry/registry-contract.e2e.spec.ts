@@ -159,6 +159,26 @@ describe.each(ENGINES)("the $name registry", (engine) => {
       expect((await registry.createCalendar(calendar("home"), ADMIN)).calendar.changeNumber).toBe(2);
     });
 
+    test("the same create sent several times at once makes one calendar, and every sender is answered with it", async () => {
+      const registry = await open(await engine.fresh());
+      const outcomes = await Promise.all([1, 2, 3, 4].map(() => registry.createCalendar(calendar("work"), ADMIN)));
+      expect(outcomes.filter((outcome) => outcome.created)).toHaveLength(1);
+      for (const outcome of outcomes) expect(outcome.calendar).toEqual(outcomes[0].calendar);
+      expect(await registry.readAudit(0)).toHaveLength(1);
+    });
+
+    test("updates sent at once from the same etag: one is applied, every other is refused", async () => {
+      const registry = await open(await engine.fresh());
+      const { calendar: first } = await registry.createCalendar(calendar("work"), ADMIN);
+      const results = await Promise.allSettled(
+        ["A", "B", "C", "D"].map((name) => registry.updateCalendar(calendar("work", { name }), first.etag, ADMIN)),
+      );
+      const applied = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+      expect(applied).toHaveLength(1);
+      for (const result of results) if (result.status === "rejected") expect(result.reason).toMatchObject({ failure: "ETAG_MISMATCH" });
+      expect(await registry.getCalendar("work")).toEqual(applied[0]);
+    });
+
     test("a create with an existing id and other content is refused as already existing, and changes nothing", async () => {
       const registry = await open(await engine.fresh());
       const { calendar: first } = await registry.createCalendar(calendar("work"), ADMIN);
