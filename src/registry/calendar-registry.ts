@@ -1,6 +1,6 @@
 /**
  * The one interface of the live registry of calendars and people
- * (docs/operating.md, "The calendar registry"), which two engines implement
+ * (docs/decisions.md, "The calendar registry"), which two engines implement
  * and one test suite checks: embedded (a journal file in the data folder,
  * the default) and PostgreSQL (for a fleet). The admin service writes
  * through it; each replica loads its group's rows from it, then follows the

@@ -16,7 +16,7 @@ import { type FolderLock, takeFolderLock } from "./folder-lock.js";
 import { decodeEntries, JournalFile } from "./journal-file.js";
 import { calendarVersion, checkedVersion, personVersion, repeatsCreate, type VersionFacts } from "./record-versions.js";
 import { RegistryError } from "./registry-error.js";
-import { checkPlacement, pageTokenAfter, readListQuery } from "./registry-keys.js";
+import { checkPlacement, Placement, pageTokenAfter, readListQuery } from "./registry-keys.js";
 import type {
   AuditAction,
   AuditEntry,
@@ -139,6 +139,7 @@ class EmbeddedRegistry implements CalendarRegistry {
   private compactedSize: number;
   private closed = false;
   private readonly now: () => number;
+  private readonly placement: Placement;
 
   constructor(
     private readonly options: EmbeddedRegistryOptions,
@@ -149,6 +150,7 @@ class EmbeddedRegistry implements CalendarRegistry {
     private changeNumber: number,
   ) {
     this.description = `embedded ${options.folder}`;
+    this.placement = new Placement(groups);
     this.now = options.now ?? Date.now;
     this.compactedSize = journal.size;
   }
@@ -256,7 +258,7 @@ class EmbeddedRegistry implements CalendarRegistry {
         );
       }
       const facts = this.facts(context.by);
-      const record = calendarVersion(spec, this.groups, facts);
+      const record = calendarVersion(spec, this.placement, facts);
       await this.commit(facts, "calendar.create", spec.id, [calendarRow(record)]);
       return { calendar: record, created: true };
     });
@@ -267,7 +269,7 @@ class EmbeddedRegistry implements CalendarRegistry {
     return this.serialized(async () => {
       const previous = checkedVersion(this.liveCalendars.get(spec.id), spec.id, etag);
       const facts = this.facts(context.by);
-      const record = calendarVersion(spec, this.groups, facts, previous);
+      const record = calendarVersion(spec, this.placement, facts, previous);
       const rows: StoredRow[] = [calendarRow(record)];
       if (record.shardGroup !== previous.shardGroup) rows.unshift(tombstone(previous, facts.changeNumber));
       await this.commit(facts, "calendar.update", spec.id, rows);
@@ -294,7 +296,7 @@ class EmbeddedRegistry implements CalendarRegistry {
         throw new RegistryError("ETAG_MISMATCH", `person ${spec.principalId} changed since etag ${etag} was read: read them again`);
       }
       const facts = this.facts(context.by);
-      const record = personVersion(spec, this.groups, facts);
+      const record = personVersion(spec, this.placement, facts);
       await this.commit(facts, "person.set", spec.principalId, [
         { entity: "person", group: record.shardGroup ?? null, id: record.principalId, changeNumber: facts.changeNumber, record },
       ]);

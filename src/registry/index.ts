@@ -1,6 +1,6 @@
 /**
  * The live registry of calendars, readers and people: what the admin
- * service, the server's start and the command may use (docs/operating.md,
+ * service, the server's start and the command may use (docs/decisions.md,
  * "The calendar registry"). Engines and their files stay behind this surface.
  */
 export type { CalendarRegistry, LinkState, Subscription, SubscriptionListener, WriteContext } from "./calendar-registry.js";

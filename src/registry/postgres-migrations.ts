@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL registry's schema, as numbered migrations run at start
- * (docs/operating.md, "The calendar registry"). Every replica and admin
+ * (docs/decisions.md, "The calendar registry"). Every replica and admin
  * process runs `migrate` when it opens the registry: one transaction under
  * an advisory lock, so processes starting together apply each migration
  * once, and a migration already applied is skipped. A database migrated by
@@ -26,9 +26,9 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE registry_state (
         singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
         registry_id text NOT NULL,
-        shard_groups text[],
-        change_number bigint NOT NULL
+        shard_groups text[]
       );
+      CREATE SEQUENCE registry_change_numbers;
       -- One row per calendar and group: live, or the tombstone that tells a group's replicas the calendar left it.
       CREATE TABLE registry_calendars (
         shard_group text COLLATE "C" NOT NULL,
@@ -60,25 +60,35 @@ export const MIGRATIONS: readonly Migration[] = [
         after jsonb
       );
 
-      -- Each write is one call of one of these functions, so the counter row is locked for the
-      -- function and its commit only, not for round trips between the server and calq.
+      -- Each write is one call of one of these functions. A write locks the groups it touches (a
+      -- transaction-scoped advisory lock per group, taken in name order) before it takes its number
+      -- from the sequence and holds them until it commits: within a group, numbers are committed in
+      -- order, while writes to other groups commit alongside (and share their WAL flushes).
       -- A version's etag is the first 16 hex digits of md5(id ':' change number), as registry-keys.ts's etagOf.
-      -- Refusals are raised with calq's own SQLSTATEs: CQ404 no such live row, CQ409 a live calendar
-      -- has this id, CQ412 the row is no longer at the change number the caller read.
-      CREATE FUNCTION registry_next_change() RETURNS bigint LANGUAGE sql AS
-        $$ UPDATE registry_state SET change_number = change_number + 1 RETURNING change_number $$;
+      -- Refusals are raised with calq's own SQLSTATEs before a number is taken: CQ404 no such live
+      -- row, CQ409 a live calendar has this id, CQ412 the row is no longer at the change number read.
+      CREATE FUNCTION registry_lock_groups(p_groups text[]) RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE
+        name text;
+      BEGIN
+        FOR name IN SELECT DISTINCT g FROM unnest(p_groups) AS g ORDER BY 1 LOOP
+          PERFORM pg_advisory_xact_lock(hashtext('calq_registry:' || name));
+        END LOOP;
+      END $$;
 
       CREATE FUNCTION registry_stamp(record jsonb, id text, n bigint) RETURNS jsonb LANGUAGE sql IMMUTABLE AS
         $$ SELECT record || jsonb_build_object('changeNumber', n, 'etag', left(md5(id || ':' || n), 16)) $$;
 
       -- Creates (expected_change NULL) or updates (the change number read) a calendar; answers the stored record.
+      -- p_groups holds the group it was read in and the group it goes to.
       CREATE FUNCTION registry_put_calendar(p_id text, p_group text, p_principals text[], p_record jsonb,
-          p_expected_change bigint, p_by text, p_at_ms bigint, p_channels text[]) RETURNS jsonb LANGUAGE plpgsql AS $$
+          p_expected_change bigint, p_groups text[], p_by text, p_at_ms bigint, p_channels text[]) RETURNS jsonb LANGUAGE plpgsql AS $$
       DECLARE
-        n bigint := registry_next_change();
+        n bigint;
         previous registry_calendars;
-        stamped jsonb := registry_stamp(p_record, p_id, n);
+        stamped jsonb;
       BEGIN
+        PERFORM registry_lock_groups(p_groups);
         SELECT * INTO previous FROM registry_calendars WHERE id = p_id AND live FOR UPDATE;
         IF p_expected_change IS NULL AND FOUND THEN
           RAISE EXCEPTION 'calendar % exists', p_id USING ERRCODE = 'CQ409';
@@ -87,32 +97,41 @@ export const MIGRATIONS: readonly Migration[] = [
         ELSIF p_expected_change IS NOT NULL AND previous.change_number <> p_expected_change THEN
           RAISE EXCEPTION 'calendar % changed', p_id USING ERRCODE = 'CQ412';
         END IF;
-        IF FOUND AND previous.shard_group <> p_group THEN
+        n := nextval('registry_change_numbers');
+        stamped := registry_stamp(p_record, p_id, n);
+        IF previous.id IS NOT NULL AND previous.shard_group <> p_group THEN
           UPDATE registry_calendars SET change_number = n, live = false, principals = '{}', record = NULL
             WHERE shard_group = previous.shard_group AND id = p_id;
         END IF;
-        INSERT INTO registry_calendars (shard_group, id, change_number, live, principals, record)
-          VALUES (p_group, p_id, n, true, p_principals, stamped)
-          ON CONFLICT (shard_group, id) DO UPDATE SET change_number = n, live = true, principals = p_principals, record = stamped;
+        BEGIN
+          INSERT INTO registry_calendars (shard_group, id, change_number, live, principals, record)
+            VALUES (p_group, p_id, n, true, p_principals, stamped)
+            ON CONFLICT (shard_group, id) DO UPDATE SET change_number = n, live = true, principals = p_principals, record = stamped;
+        EXCEPTION WHEN unique_violation THEN
+          -- A create of the same id placed in another group committed first.
+          RAISE EXCEPTION 'calendar % exists', p_id USING ERRCODE = 'CQ409';
+        END;
         INSERT INTO registry_audit VALUES (n, to_timestamp(p_at_ms / 1000.0), p_by,
           CASE WHEN p_expected_change IS NULL THEN 'calendar.create' ELSE 'calendar.update' END, p_id, stamped);
         PERFORM pg_notify(channel, n::text) FROM unnest(p_channels) AS channel;
         RETURN stamped;
       END $$;
 
-      -- Deletes the live calendar at the change number read; answers the deletion's change number.
-      CREATE FUNCTION registry_delete_calendar(p_id text, p_expected_change bigint, p_by text, p_at_ms bigint,
+      -- Deletes the live calendar at the change number read, in its group p_group; answers the deletion's number.
+      CREATE FUNCTION registry_delete_calendar(p_id text, p_group text, p_expected_change bigint, p_by text, p_at_ms bigint,
           p_channels text[]) RETURNS bigint LANGUAGE plpgsql AS $$
       DECLARE
-        n bigint := registry_next_change();
+        n bigint;
         previous registry_calendars;
       BEGIN
+        PERFORM registry_lock_groups(ARRAY[p_group]);
         SELECT * INTO previous FROM registry_calendars WHERE id = p_id AND live FOR UPDATE;
         IF NOT FOUND THEN
           RAISE EXCEPTION 'no calendar %', p_id USING ERRCODE = 'CQ404';
-        ELSIF previous.change_number <> p_expected_change THEN
+        ELSIF previous.change_number <> p_expected_change OR previous.shard_group <> p_group THEN
           RAISE EXCEPTION 'calendar % changed', p_id USING ERRCODE = 'CQ412';
         END IF;
+        n := nextval('registry_change_numbers');
         UPDATE registry_calendars SET change_number = n, live = false, principals = '{}', record = NULL
           WHERE shard_group = previous.shard_group AND id = p_id;
         INSERT INTO registry_audit VALUES (n, to_timestamp(p_at_ms / 1000.0), p_by, 'calendar.delete', p_id, NULL);
@@ -120,14 +139,15 @@ export const MIGRATIONS: readonly Migration[] = [
         RETURN n;
       END $$;
 
-      -- Sets a person, over the change number read when one is given; answers the stored record.
+      -- Sets a person in their group, over the change number read when one is given; answers the stored record.
       CREATE FUNCTION registry_set_person(p_id text, p_group text, p_record jsonb, p_expected_change bigint,
           p_by text, p_at_ms bigint, p_channels text[]) RETURNS jsonb LANGUAGE plpgsql AS $$
       DECLARE
-        n bigint := registry_next_change();
+        n bigint;
         previous registry_people;
-        stamped jsonb := registry_stamp(p_record, p_id, n);
+        stamped jsonb;
       BEGIN
+        PERFORM registry_lock_groups(ARRAY[p_group]);
         IF p_expected_change IS NOT NULL THEN
           SELECT * INTO previous FROM registry_people WHERE principal_id = p_id FOR UPDATE;
           IF NOT FOUND THEN
@@ -136,6 +156,8 @@ export const MIGRATIONS: readonly Migration[] = [
             RAISE EXCEPTION 'person % changed', p_id USING ERRCODE = 'CQ412';
           END IF;
         END IF;
+        n := nextval('registry_change_numbers');
+        stamped := registry_stamp(p_record, p_id, n);
         INSERT INTO registry_people (shard_group, principal_id, change_number, record) VALUES (p_group, p_id, n, stamped)
           ON CONFLICT (principal_id) DO UPDATE SET shard_group = p_group, change_number = n, record = stamped;
         INSERT INTO registry_audit VALUES (n, to_timestamp(p_at_ms / 1000.0), p_by, 'person.set', p_id, stamped);

@@ -1,11 +1,12 @@
 /**
  * The registry on PostgreSQL, for a fleet: every admin process writes to it
- * and every replica reads its own group's rows from it (docs/operating.md,
+ * and every replica reads its own group's rows from it (docs/decisions.md,
  * "The calendar registry"). Each write is one call of a function of the
- * schema (postgres-migrations.ts), which takes the next change number from
- * one counter row and holds its lock until it commits, so numbers are
- * committed in order, a replica that has seen number N has seen every
- * change before it, and the lock lasts one statement, not round trips.
+ * schema (postgres-migrations.ts), which locks the groups it touches, takes
+ * the next number from a sequence and holds the locks until it commits:
+ * within a group numbers are committed in order, so a replica that has seen
+ * its group's number N has seen every change of the group before it, while
+ * writes to different groups commit side by side.
  * Each commit NOTIFYs the channels of the groups it touched; a replica
  * catches up by change number, so a missed notification costs nothing but
  * time. The schema is migrated at open (postgres-migrations.ts). An
@@ -20,7 +21,7 @@ import { migrate } from "./postgres-migrations.js";
 import { channelOf, DEFAULT_LINK_TIMING, type LinkTiming, PostgresSubscription } from "./postgres-subscription.js";
 import { calendarVersion, checkedVersion, personVersion, repeatsCreate, type VersionFacts } from "./record-versions.js";
 import { RegistryError } from "./registry-error.js";
-import { checkPlacement, pageTokenAfter, readListQuery } from "./registry-keys.js";
+import { checkPlacement, Placement, pageTokenAfter, readListQuery } from "./registry-keys.js";
 import type {
   AuditAction,
   AuditEntry,
@@ -57,7 +58,6 @@ export interface PostgresRegistryOptions {
 interface StateRow {
   registry_id: string;
   shard_groups: string[] | null;
-  change_number: string;
 }
 
 interface ChangeRow {
@@ -116,6 +116,7 @@ export async function openPostgresRegistry(options: PostgresRegistryOptions): Pr
 class PostgresRegistry implements CalendarRegistry {
   readonly description: string;
   readonly groups: readonly string[] | undefined;
+  private readonly placement: Placement;
   private readonly pool: pg.Pool;
   private readonly clientConfig: pg.ClientConfig;
   private readonly subscriptions = new Set<PostgresSubscription>();
@@ -126,6 +127,7 @@ class PostgresRegistry implements CalendarRegistry {
     const url = new URL(options.connectionString);
     this.description = `postgresql ${url.hostname}${url.port ? `:${url.port}` : ""}${url.pathname}`;
     this.groups = options.groups;
+    this.placement = new Placement(options.groups);
     this.now = options.now ?? Date.now;
     this.clientConfig = {
       connectionString: options.connectionString,
@@ -150,11 +152,11 @@ class PostgresRegistry implements CalendarRegistry {
   private prepare(): Promise<string> {
     return this.withClient(async (client) => {
       await migrate(client);
-      await client.query(
-        "INSERT INTO registry_state (registry_id, shard_groups, change_number) VALUES ($1, $2, 0) ON CONFLICT (singleton) DO NOTHING",
-        [randomUUID(), this.groups ?? null],
-      );
-      const { rows } = await client.query<StateRow>("SELECT registry_id, shard_groups, change_number FROM registry_state");
+      await client.query("INSERT INTO registry_state (registry_id, shard_groups) VALUES ($1, $2) ON CONFLICT (singleton) DO NOTHING", [
+        randomUUID(),
+        this.groups ?? null,
+      ]);
+      const { rows } = await client.query<StateRow>("SELECT registry_id, shard_groups FROM registry_state");
       checkPlacement(rows[0].shard_groups, this.groups, this.description);
       return rows[0].registry_id;
     });
@@ -217,12 +219,13 @@ class PostgresRegistry implements CalendarRegistry {
     expectedChange: number | null,
     groups: readonly (string | undefined)[],
   ): Promise<CalendarRecord> {
-    return this.call("SELECT registry_put_calendar($1, $2, $3, $4, $5, $6, $7, $8) AS result", [
+    return this.call("SELECT registry_put_calendar($1, $2, $3, $4, $5, $6, $7, $8, $9) AS result", [
       draft.id,
       stored(draft.shardGroup),
       [...draft.readers, ...draft.freeBusyReaders],
       JSON.stringify(draft),
       expectedChange,
+      [...new Set(groups.map(stored))],
       draft.updatedBy,
       draft.updatedAt,
       channelsOf(groups),
@@ -242,7 +245,7 @@ class PostgresRegistry implements CalendarRegistry {
   async createCalendar(value: unknown, context: WriteContext): Promise<CreateOutcome> {
     const spec = checkCalendarSpec(value);
     const by = checkAdmin(context.by);
-    const draft = calendarVersion(spec, this.groups, this.facts(by));
+    const draft = calendarVersion(spec, this.placement, this.facts(by));
     try {
       return { calendar: await this.putCalendar(draft, null, [draft.shardGroup]), created: true };
     } catch (error) {
@@ -257,7 +260,7 @@ class PostgresRegistry implements CalendarRegistry {
     const spec = checkCalendarSpec(value);
     const by = checkAdmin(context.by);
     const previous = checkedVersion(await this.getCalendar(spec.id), spec.id, etag);
-    const draft = calendarVersion(spec, this.groups, this.facts(by), previous);
+    const draft = calendarVersion(spec, this.placement, this.facts(by), previous);
     try {
       return await this.putCalendar(draft, previous.changeNumber, [previous.shardGroup, draft.shardGroup]);
     } catch (error) {
@@ -271,8 +274,9 @@ class PostgresRegistry implements CalendarRegistry {
       const previous = checkedVersion(await this.getCalendar(id), id, etag);
       try {
         const changeNumber = Number(
-          await this.call<string>("SELECT registry_delete_calendar($1, $2, $3, $4, $5) AS result", [
+          await this.call<string>("SELECT registry_delete_calendar($1, $2, $3, $4, $5, $6) AS result", [
             id,
+            stored(previous.shardGroup),
             previous.changeNumber,
             by,
             this.now(),
@@ -300,7 +304,7 @@ class PostgresRegistry implements CalendarRegistry {
       }
       expectedChange = previous.changeNumber;
     }
-    const draft = personVersion(spec, this.groups, this.facts(by));
+    const draft = personVersion(spec, this.placement, this.facts(by));
     try {
       return await this.call("SELECT registry_set_person($1, $2, $3, $4, $5, $6, $7) AS result", [
         draft.principalId,
@@ -366,7 +370,12 @@ class PostgresRegistry implements CalendarRegistry {
 
   async loadGroup(group: string | undefined): Promise<GroupSnapshot> {
     return this.snapshot(async (client, registryId) => {
-      const state = await client.query<StateRow>("SELECT change_number FROM registry_state");
+      // The group's own latest number: writes to other groups may be in flight with lower ones.
+      const latest = await client.query<{ latest: string }>(
+        `SELECT GREATEST(0, (SELECT max(change_number) FROM registry_calendars WHERE shard_group = $1),
+                            (SELECT max(change_number) FROM registry_people WHERE shard_group = $1)) AS latest`,
+        [stored(group)],
+      );
       const calendars = await client.query<{ record: CalendarRecord }>(
         "SELECT record FROM registry_calendars WHERE shard_group = $1 AND live",
         [stored(group)],
@@ -376,7 +385,7 @@ class PostgresRegistry implements CalendarRegistry {
       ]);
       return {
         registryId,
-        changeNumber: Number(state.rows[0].change_number),
+        changeNumber: Number(latest.rows[0].latest),
         calendars: calendars.rows.map((row) => row.record),
         people: people.rows.map((row) => row.record),
       };
@@ -384,24 +393,28 @@ class PostgresRegistry implements CalendarRegistry {
   }
 
   async changesSince(changeNumber: number, group: string | undefined, limit = 1_000): Promise<ChangeBatch> {
-    return this.snapshot(async (client, registryId) => {
-      const state = await client.query<StateRow>("SELECT change_number FROM registry_state");
-      const { rows } = await client.query<ChangeRow>(
-        `SELECT 'calendar' AS entity, id, change_number, record FROM registry_calendars WHERE shard_group = $1 AND change_number > $2
-         UNION ALL
-         SELECT 'person', principal_id, change_number, record FROM registry_people WHERE shard_group = $1 AND change_number > $2
-         ORDER BY change_number LIMIT $3`,
-        [stored(group), changeNumber, limit + 1],
-      );
-      const complete = rows.length <= limit;
-      const batch = complete ? rows : rows.slice(0, limit);
-      return {
-        registryId,
-        changes: batch.map(changeOf),
-        latest: complete ? Number(state.rows[0].change_number) : Number(batch[batch.length - 1].change_number),
-        complete,
-      };
-    });
+    const registryId = await this.ready();
+    const rows = await this.withClient(
+      async (client) =>
+        (
+          await client.query<ChangeRow>(
+            `SELECT 'calendar' AS entity, id, change_number, record FROM registry_calendars WHERE shard_group = $1 AND change_number > $2
+             UNION ALL
+             SELECT 'person', principal_id, change_number, record FROM registry_people WHERE shard_group = $1 AND change_number > $2
+             ORDER BY change_number LIMIT $3`,
+            [stored(group), changeNumber, limit + 1],
+          )
+        ).rows,
+    );
+    const complete = rows.length <= limit;
+    const batch = complete ? rows : rows.slice(0, limit);
+    // The group's writes commit in number order (postgres-migrations.ts), so its last row read is as far as it is known to go.
+    return {
+      registryId,
+      changes: batch.map(changeOf),
+      latest: batch.length === 0 ? changeNumber : Number(batch[batch.length - 1].change_number),
+      complete,
+    };
   }
 
   async subscribe(group: string | undefined, listener: SubscriptionListener): Promise<Subscription> {

@@ -4,7 +4,7 @@
  * connection is lost (the database restarts, the network cuts it, a ping
  * goes unanswered), reconnects with growing delays and wakes the replica
  * again once it listens, so the changes it missed are caught up by change
- * number (docs/operating.md, "The calendar registry").
+ * number (docs/decisions.md, "The calendar registry").
  */
 import { createHash } from "node:crypto";
 import pg from "pg";

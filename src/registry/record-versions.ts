@@ -4,7 +4,7 @@
  * facts (etag, change number, who and when).
  */
 import { RegistryError } from "./registry-error.js";
-import { calendarShardKey, canonicalJson, etagOf, placeOf } from "./registry-keys.js";
+import { calendarShardKey, canonicalJson, etagOf, type Placement } from "./registry-keys.js";
 import type { CalendarRecord, CalendarSpec, PersonRecord, PersonSpec } from "./registry-records.js";
 
 /** Who makes a change, when, at which change number. */
@@ -15,15 +15,10 @@ export interface VersionFacts {
 }
 
 /** The calendar `spec` as stored at `facts`; `previous` keeps its creation facts. */
-export function calendarVersion(
-  spec: CalendarSpec,
-  groups: readonly string[] | undefined,
-  facts: VersionFacts,
-  previous?: CalendarRecord,
-): CalendarRecord {
+export function calendarVersion(spec: CalendarSpec, placement: Placement, facts: VersionFacts, previous?: CalendarRecord): CalendarRecord {
   return {
     ...spec,
-    shardGroup: placeOf(calendarShardKey(spec), groups),
+    shardGroup: placement.groupOf(calendarShardKey(spec)),
     etag: etagOf(spec.id, facts.changeNumber),
     createdBy: previous?.createdBy ?? facts.by,
     createdAt: previous?.createdAt ?? facts.at,
@@ -34,10 +29,10 @@ export function calendarVersion(
 }
 
 /** The person `spec` as stored at `facts`. */
-export function personVersion(spec: PersonSpec, groups: readonly string[] | undefined, facts: VersionFacts): PersonRecord {
+export function personVersion(spec: PersonSpec, placement: Placement, facts: VersionFacts): PersonRecord {
   return {
     ...spec,
-    shardGroup: placeOf(spec.principalId, groups),
+    shardGroup: placement.groupOf(spec.principalId),
     etag: etagOf(spec.principalId, facts.changeNumber),
     updatedBy: facts.by,
     updatedAt: facts.at,

@@ -15,7 +15,7 @@ export interface FieldViolation {
 
 /**
  * Each failure kind once, with the gRPC code the admin service answers it
- * with (docs/operating.md, "The calendar registry").
+ * with (docs/decisions.md, "The calendar registry").
  */
 export const REGISTRY_FAILURES = {
   /** The spec is invalid as a whole; `violations` lists every field at fault and nothing was applied. */

@@ -1,12 +1,15 @@
 /**
- * A replica's view of its shard group in the registry (docs/operating.md,
+ * A replica's view of its shard group in the registry (docs/decisions.md,
  * "The calendar registry"): it loads the group's rows at start, then follows
  * the changes as the subscription wakes it, catching up by change number,
  * and tells its listener each calendar added, changed or removed and each
- * person set. After each batch it keeps a local copy in the data folder
- * (written durably: the old copy or the new one, never a torn file), so a
- * replica that starts while the database is down serves from that copy and
- * says so in its status, and catches up once the database answers.
+ * person set. After the batches it applies it keeps a local copy in the
+ * data folder (written durably: the old copy or the new one, never a torn
+ * file; at most once per copy interval, so a group of thousands under a
+ * stream of changes is not rewritten for each), so a replica that starts
+ * while the database is down serves from that copy and says so in its
+ * status, and catches up from the copy's change number once the database
+ * answers.
  */
 import { readFile } from "node:fs/promises";
 import { writeFileDurably } from "../feeds/durable-write.js";
@@ -49,6 +52,8 @@ export interface RegistryFollowerOptions {
   /** Hears failures that are not the database being away (those are in the status); for the log. */
   readonly onError?: (error: unknown) => void;
   readonly now?: () => number;
+  /** The least time between two writes of the local copy (default 1 s); a later batch is written when it has passed. */
+  readonly copyIntervalMs?: number;
 }
 
 /** The local copy's content. */
@@ -88,6 +93,11 @@ export class RegistryFollower {
   private again = false;
   private closed = false;
   private readonly now: () => number;
+  /** Local copy writes: one at a time, at most one per interval, the last batch always written. */
+  private copyDue = false;
+  private copyTimer: NodeJS.Timeout | undefined;
+  private copyWriting: Promise<void> | undefined;
+  private lastCopyAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: RegistryFollowerOptions) {
     this.now = options.now ?? Date.now;
@@ -176,7 +186,7 @@ export class RegistryFollower {
         this.source = "registry";
         this.lastError = undefined;
         this.syncedAt = this.now();
-        if (applied) await this.writeCopy();
+        if (applied) this.scheduleCopy();
       } catch (error) {
         this.lastError = error instanceof Error ? error.message : String(error);
         if (!isRegistryFailure(error, "UNAVAILABLE")) this.options.onError?.(error);
@@ -240,6 +250,28 @@ export class RegistryFollower {
     }
   }
 
+  /** Asks for the copy to be written: now, or when the interval since the last write has passed. */
+  private scheduleCopy(): void {
+    this.copyDue = true;
+    if (this.copyTimer !== undefined || this.copyWriting !== undefined || this.closed) return;
+    const wait = Math.max(0, this.lastCopyAt + (this.options.copyIntervalMs ?? 1_000) - this.now());
+    this.copyTimer = setTimeout(() => {
+      this.copyTimer = undefined;
+      void this.flushCopy();
+    }, wait);
+  }
+
+  /** Writes the copy when one is due; a failure is reported and leaves the older copy in place. */
+  private async flushCopy(): Promise<void> {
+    if (!this.copyDue) return;
+    this.copyDue = false;
+    this.lastCopyAt = this.now();
+    this.copyWriting = this.writeCopy().catch((error: unknown) => this.options.onError?.(error));
+    await this.copyWriting;
+    this.copyWriting = undefined;
+    if (this.copyDue) this.scheduleCopy();
+  }
+
   private async writeCopy(): Promise<void> {
     const copy: LocalCopy = {
       format: 1,
@@ -269,5 +301,9 @@ export class RegistryFollower {
     this.closed = true;
     await this.subscription?.close();
     await this.running;
+    clearTimeout(this.copyTimer);
+    this.copyTimer = undefined;
+    await this.copyWriting;
+    await this.flushCopy();
   }
 }

@@ -1,5 +1,5 @@
 /**
- * What the live registry holds (docs/operating.md, "The calendar registry"):
+ * What the live registry holds (docs/decisions.md, "The calendar registry"):
  * calendars, their readers and placement, and people's settings. A spec is
  * what an admin writes; a record is a spec as stored, with what the registry
  * adds (its shard group, etag, who changed it and when, its change number).
@@ -74,7 +74,7 @@ export interface CalendarRecord extends CalendarSpec {
   readonly createdAt: number;
   readonly updatedBy: string;
   readonly updatedAt: number;
-  /** The registry-wide number of its last change; numbers only grow. */
+  /** The number of its last change: unique in the registry, and within a group committed in increasing order. */
   readonly changeNumber: number;
 }
 
@@ -131,7 +131,7 @@ export type RegistryChange =
 export interface GroupSnapshot {
   /** Identifies the registry's database; a replica whose copy came from another one reloads in full. */
   readonly registryId: string;
-  /** Every change up to and including this number is in the snapshot, and none after. */
+  /** Every change of the group up to and including this number is in the snapshot, and none after. */
   readonly changeNumber: number;
   readonly calendars: readonly CalendarRecord[];
   readonly people: readonly PersonRecord[];
@@ -145,11 +145,7 @@ export interface GroupSnapshot {
 export interface ChangeBatch {
   readonly registryId: string;
   readonly changes: readonly RegistryChange[];
-  /**
-   * Every change of the group up to this number is in this batch or before
-   * it: ask again from here. When `complete`, it is the registry's latest
-   * number (which may belong to another group).
-   */
+  /** Every change of the group up to this number is in this batch or an earlier one: ask again from here. */
   readonly latest: number;
   /** False when the batch was cut at its limit and more changes follow. */
   readonly complete: boolean;
