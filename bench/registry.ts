@@ -71,6 +71,7 @@ const notes: string[] = [];
 async function postgresFigures(): Promise<void> {
   const server = await startPostgres({ durable: true });
   const opened: { close(): Promise<void> }[] = [];
+  const copies = mkdtempSync(join(tmpdir(), "calq-bench-copies-"));
   try {
     const url = await server.createDatabase();
     const database = new URL(url).pathname.slice(1);
@@ -98,7 +99,7 @@ async function postgresFigures(): Promise<void> {
         );
         log(`  loaded ${Math.min(TOTAL, from + step - 1).toLocaleString("en-US")} calendars`);
       }
-      await server.query("UPDATE registry_state SET change_number = $1", [TOTAL], database);
+      await server.query("SELECT setval('registry_change_numbers', $1)", [TOTAL], database);
       await server.query("VACUUM ANALYZE registry_calendars", [], database);
     });
     const [size] = await server.query<{ size: string }>(
@@ -144,23 +145,17 @@ async function postgresFigures(): Promise<void> {
         poolSize: 1,
       });
       opened.push(client);
-      const copyFolder = mkdtempSync(join(tmpdir(), "calq-bench-copy-"));
       const follower: RegistryFollower = await followRegistry({
         registry: client,
         group,
-        copyPath: join(copyFolder, "copy.json"),
+        copyPath: join(copies, `${group}.json`),
         onEvent: (event) => {
           if (event.kind !== "calendar-added") return;
           const start = createdAt.get(event.calendar.id);
           if (start !== undefined) seenAfter.push(performance.now() - start);
         },
       });
-      opened.push({
-        close: async () => {
-          await follower.close();
-          rmSync(copyFolder, { recursive: true, force: true });
-        },
-      });
+      opened.push(follower);
     }
     const createMs: number[] = [];
     let refused = 0;
@@ -196,6 +191,7 @@ async function postgresFigures(): Promise<void> {
   } finally {
     for (const item of opened.reverse()) await item.close().catch(() => undefined);
     await server.destroy();
+    rmSync(copies, { recursive: true, force: true });
   }
 }
 

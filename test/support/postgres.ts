@@ -68,10 +68,10 @@ export interface PostgresOptions {
 
 const SUPERUSER = "calq";
 let databases = 0;
-/** Servers still running, stopped when the process exits whatever happens to the test. */
+/** Servers not yet destroyed: stopped and removed when the process exits, whatever happens to the test. */
 const running = new Set<() => void>();
 process.on("exit", () => {
-  for (const stop of running) stop();
+  for (const destroy of running) destroy();
 });
 
 /** Starts a PostgreSQL server of its own; fails when PostgreSQL is not installed. */
@@ -94,27 +94,36 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Runn
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
     });
-  run("initdb", ["-D", data, "-U", SUPERUSER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+  try {
+    run("initdb", ["-D", data, "-U", SUPERUSER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
   const port = await freePort();
   const settings = [`-p ${port}`, "-h 127.0.0.1", `-k ${sockets}`, "-c max_connections=200"];
   if (options.durable !== true) settings.push("-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off");
   const start = async () => {
     run("pg_ctl", ["-D", data, "-l", join(folder, "server.log"), "-w", "-t", "60", "-o", settings.join(" "), "start"]);
-    running.add(stopNow);
   };
   const stopNow = () => {
-    running.delete(stopNow);
     try {
       run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
     } catch {
       // Already stopped.
     }
   };
+  const destroyNow = () => {
+    running.delete(destroyNow);
+    stopNow();
+    rmSync(folder, { recursive: true, force: true });
+  };
+  running.add(destroyNow);
   try {
     await start();
   } catch (error) {
     const log = existsSync(join(folder, "server.log")) ? readFileSync(join(folder, "server.log"), "utf8") : "";
-    rmSync(folder, { recursive: true, force: true });
+    destroyNow();
     throw new Error(`PostgreSQL did not start: ${error instanceof Error ? error.message : error}\n${log}`);
   }
   const url = (database: string) => `postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`;
@@ -139,10 +148,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Runn
     query,
     stop: async () => stopNow(),
     start,
-    destroy: async () => {
-      stopNow();
-      rmSync(folder, { recursive: true, force: true });
-    },
+    destroy: async () => destroyNow(),
   };
 }
 
