@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CalendarRegistry, Subscription, SubscriptionListener, WriteContext } from "./calendar-registry.js";
+import { refuseReservedId } from "./config-overlap.js";
 import { type FolderLock, takeFolderLock } from "./folder-lock.js";
 import { decodeEntries, JournalFile } from "./journal-file.js";
 import { calendarVersion, checkedVersion, personVersion, repeatsCreate, type VersionFacts } from "./record-versions.js";
@@ -40,6 +41,8 @@ export interface EmbeddedRegistryOptions {
   readonly groups?: readonly string[];
   /** The clock of created/updated times; Date.now by default. */
   readonly now?: () => number;
+  /** Calendar ids calq.yaml declares, which a create refuses. */
+  readonly reservedIds?: ReadonlySet<string>;
   /** Compact once the journal passes this many bytes and twice its compacted size (default 4 MiB). */
   readonly compactAfterBytes?: number;
 }
@@ -248,6 +251,7 @@ class EmbeddedRegistry implements CalendarRegistry {
 
   async createCalendar(value: unknown, context: WriteContext): Promise<CreateOutcome> {
     const spec = checkCalendarSpec(value);
+    refuseReservedId(spec.id, this.options.reservedIds);
     return this.serialized(async () => {
       const existing = this.liveCalendars.get(spec.id);
       if (existing !== undefined) {

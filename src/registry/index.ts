@@ -4,6 +4,7 @@
  * "The calendar registry"). Engines and their files stay behind this surface.
  */
 export type { CalendarRegistry, LinkState, Subscription, SubscriptionListener, WriteContext } from "./calendar-registry.js";
+export { calendarIdsInBoth } from "./config-overlap.js";
 export type { EmbeddedRegistryOptions } from "./embedded-registry.js";
 export { openRegistry, REGISTRY_ENGINES, type RegistrySettings } from "./open-registry.js";
 export type { PostgresRegistryOptions } from "./postgres-registry.js";

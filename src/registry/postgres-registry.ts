@@ -17,6 +17,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { CalendarRegistry, Subscription, SubscriptionListener, WriteContext } from "./calendar-registry.js";
+import { refuseReservedId } from "./config-overlap.js";
 import { migrate } from "./postgres-migrations.js";
 import { channelOf, DEFAULT_LINK_TIMING, type LinkTiming, PostgresSubscription } from "./postgres-subscription.js";
 import { calendarVersion, checkedVersion, personVersion, repeatsCreate, type VersionFacts } from "./record-versions.js";
@@ -52,6 +53,8 @@ export interface PostgresRegistryOptions {
   readonly link?: Partial<LinkTiming>;
   /** The clock of created/updated times; Date.now by default. */
   readonly now?: () => number;
+  /** Calendar ids calq.yaml declares, which a create refuses. */
+  readonly reservedIds?: ReadonlySet<string>;
 }
 
 /** The one row of registry_state. */
@@ -245,6 +248,7 @@ class PostgresRegistry implements CalendarRegistry {
   async createCalendar(value: unknown, context: WriteContext): Promise<CreateOutcome> {
     const spec = checkCalendarSpec(value);
     const by = checkAdmin(context.by);
+    refuseReservedId(spec.id, this.options.reservedIds);
     const draft = calendarVersion(spec, this.placement, this.facts(by));
     try {
       return { calendar: await this.putCalendar(draft, null, [draft.shardGroup]), created: true };

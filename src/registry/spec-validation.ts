@@ -33,8 +33,8 @@ const LOCAL_TIME_PATTERN = /^([01]\d|2[0-3]):([0-5]\d)$|^24:00$/;
 const EMAIL_PATTERN = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
 /** calq.yaml's refresh bounds: 100 ms to 20 days, so a timer holds it. */
-export const MIN_REFRESH_MS = 100;
-export const MAX_REFRESH_MS = 480 * 3_600_000;
+const MIN_REFRESH_MS = 100;
+const MAX_REFRESH_MS = 480 * 3_600_000;
 /** The most principals one list of a calendar may name, so a row stays small. */
 export const MAX_READERS = 1_000;
 const MAX_NAME_LENGTH = 256;
@@ -311,11 +311,6 @@ function invalid(what: string, violations: readonly FieldViolation[]): RegistryE
   const first = violations[0];
   const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : "";
   return new RegistryError("INVALID_SPEC", `${what}: ${first.field}: ${first.description}${more}; nothing was applied`, { violations });
-}
-
-/** An id as calq.yaml writes them: for the group and principal ids the engines are given. */
-export function isRegistryId(value: string): boolean {
-  return ID_PATTERN.test(value);
 }
 
 /** The admin principal of a write, as the audit log records it; INVALID_SPEC when empty. */

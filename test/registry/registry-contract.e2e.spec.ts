@@ -186,6 +186,16 @@ describe.each(ENGINES)("the $name registry", (engine) => {
       expect(await registry.getCalendar("work")).toEqual(first);
     });
 
+    test("a create of an id calq.yaml declares is refused, naming calq.yaml", async () => {
+      const settings = await engine.fresh();
+      const registry = await openRegistry({ ...settings, now, groups: GROUPS, reservedIds: new Set(["team"]) } as RegistrySettings);
+      opened.push(registry);
+      const error = await registry.createCalendar(calendar("team"), ADMIN).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ failure: "CALENDAR_ALREADY_EXISTS" });
+      expect(String(error)).toMatch(/calendar team is declared in calq.yaml/);
+      expect(await registry.getCalendar("team")).toBeUndefined();
+    });
+
     test("an invalid spec is refused with every violation and nothing is applied", async () => {
       const registry = await open(await engine.fresh());
       const error = await registry.createCalendar(calendar("bad id", { zone: "Mars/Olympus" }), ADMIN).catch((caught: unknown) => caught);

@@ -1,10 +1,11 @@
 /**
  * A calendar or person spec is checked whole before the registry writes
  * anything: every field at fault is named with its path, and the defaults an
- * admin may leave out are filled the way calq.yaml fills them.
+ * admin may leave out are filled the way calq.yaml fills them. An id may
+ * not be both calq.yaml's and the registry's.
  */
 import { describe, expect, it } from "vitest";
-import { checkCalendarSpec, checkPersonSpec, type FieldViolation, RegistryError } from "../../src/registry/index.js";
+import { calendarIdsInBoth, checkCalendarSpec, checkPersonSpec, type FieldViolation, RegistryError } from "../../src/registry/index.js";
 
 /** The violations `check` refuses `value` with. */
 function violationsOf(check: (value: unknown) => unknown, value: unknown): FieldViolation[] {
@@ -149,5 +150,15 @@ describe("a person spec", () => {
       start: "20:00",
       endExclusive: "24:00",
     });
+  });
+});
+
+describe("calq.yaml's calendars beside the registry's", () => {
+  it("are told apart by id: the ids in both are named, sorted, each once", () => {
+    expect(calendarIdsInBoth(["work", "team", "home"], [{ id: "team" }, { id: "an-work" }, { id: "home" }, { id: "team" }])).toEqual([
+      "home",
+      "team",
+    ]);
+    expect(calendarIdsInBoth(["work"], [{ id: "an-work" }])).toEqual([]);
   });
 });
