@@ -172,6 +172,29 @@ describe("a PostgreSQL registry under faults", () => {
     expect(follower.status().lastError).toBeUndefined();
   });
 
+  test("a replica whose copy came from another database replaces it once that database answers, removing what it lacks", async () => {
+    const before = await open(await server.createDatabase());
+    await before.createCalendar(calendar("from-the-old-database"), ADMIN);
+    const copyPath = join(folder, "other-database-copy.json");
+    await (await follow(before, copyPath)).close();
+
+    const restoredUrl = await server.createDatabase();
+    const { calendar: kept } = await (await open(restoredUrl)).createCalendar(calendar("in-the-new-one"), ADMIN);
+    const link = await relay();
+    link.cut();
+    const events: FollowerEvent[] = [];
+    const follower = await follow(await open(through(restoredUrl, link), "replica-moved"), copyPath, events);
+    expect([...follower.calendars().keys()]).toEqual(["from-the-old-database"]);
+    link.restore();
+    await vi.waitFor(() => expect([...follower.calendars().keys()]).toEqual(["in-the-new-one"]), WAIT);
+    expect(follower.calendars().get("in-the-new-one")).toEqual(kept);
+    expect(summary(events)).toEqual([
+      "calendar-added from-the-old-database",
+      "calendar-removed from-the-old-database",
+      "calendar-added in-the-new-one",
+    ]);
+  });
+
   test("a replica that starts while the database is away and has no copy fails, saying so", async () => {
     const url = await server.createDatabase();
     const link = await relay();
