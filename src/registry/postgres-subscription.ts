@@ -19,6 +19,7 @@ export interface LinkTiming {
   readonly pingMs: number;
 }
 
+/** Reconnect soon, back off to 5 s, and check a quiet link every 10 s. */
 export const DEFAULT_LINK_TIMING: LinkTiming = { retryMs: 100, maxRetryMs: 5_000, pingMs: 10_000 };
 
 /** PostgreSQL truncates identifiers past 63 bytes. */

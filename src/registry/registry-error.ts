@@ -38,6 +38,7 @@ export const REGISTRY_FAILURES = {
   DATA_LOSS: "DATA_LOSS",
 } as const;
 
+/** A failure kind: a key of REGISTRY_FAILURES. */
 export type RegistryFailure = keyof typeof REGISTRY_FAILURES;
 
 /** A registry refusal or failure; `message` names what is at fault and never holds a secret value. */

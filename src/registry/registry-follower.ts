@@ -41,6 +41,7 @@ export interface FollowerStatus {
   readonly lastError?: string;
 }
 
+/** What a replica follows, where it keeps its copy, and who hears the changes. */
 export interface RegistryFollowerOptions {
   readonly registry: CalendarRegistry;
   /** The replica's group; undefined when the registry has no groups. */

@@ -61,8 +61,9 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
-/** The default and largest page of the admin listing. */
+/** The page size of the admin listing when a query names none. */
 export const DEFAULT_PAGE_SIZE = 100;
+/** A larger page is refused as INVALID_SPEC. */
 export const MAX_PAGE_SIZE = 1_000;
 
 /** What a page token carries: the last id of the page before, and which query it belongs to. */

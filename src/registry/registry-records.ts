@@ -80,6 +80,7 @@ export interface CalendarRecord extends CalendarSpec {
 
 /** Days of the week as RFC 5545 writes them (BYDAY), Monday first. */
 export const WEEKDAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"] as const;
+/** MO to SU. */
 export type Weekday = (typeof WEEKDAYS)[number];
 
 /** When a person works, in their zone: the same hours on each of `days`. */
@@ -153,6 +154,7 @@ export interface ChangeBatch {
 
 /** What an admin did; each kind is spelled once. */
 export const AUDIT_ACTIONS = ["calendar.create", "calendar.update", "calendar.delete", "person.set"] as const;
+/** calendar.create, calendar.update, calendar.delete or person.set. */
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** One row of the audit log, written in the same transaction as the change. */
