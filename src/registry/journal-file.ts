@@ -24,9 +24,9 @@ const CRC_TABLE = (() => {
 
 /** The CRC-32 of `bytes`, as 8 lower-case hex digits. */
 export function crc32Hex(bytes: Uint8Array): string {
-  let crc = 0xffffffff;
-  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8);
-  return ((crc ^ 0xffffffff) >>> 0).toString(16).padStart(8, "0");
+  let crc = -1;
+  for (let i = 0; i < bytes.length; i++) crc = CRC_TABLE[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
+  return ((crc ^ -1) >>> 0).toString(16).padStart(8, "0");
 }
 
 /** The bytes of `entries`, one checked line each. */
