@@ -23,6 +23,7 @@ import type { Steps } from "../stepwise.js";
 import { DAY_MS, floorTo } from "../time/units.js";
 import { instantToLocal, localToInstant, UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { Budget } from "./budget.js";
+import { byKey, type EventVersion, versionDigest } from "./event-versions.js";
 import { type EventDetails, FIRST_INSTANT, LAST_INSTANT, type Occurrence } from "./occurrence.js";
 import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
 import { endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
@@ -52,6 +53,8 @@ export interface ExpandedCalendar {
   readonly diagnostics: readonly Diagnostic[];
   /** Events kept (masters, overrides and orphans), after dropping unreadable ones. */
   readonly eventCount: number;
+  /** One version per event served, in key order (event-versions.ts). */
+  readonly versions: readonly EventVersion[];
 }
 
 /**
@@ -82,6 +85,7 @@ class CalendarExpansion {
   private readonly diagnostics: Diagnostic[] = [];
   private readonly occurrences: Occurrence[] = [];
   private readonly tails: OnDemandSeries[] = [];
+  private readonly versions: EventVersion[] = [];
   private readonly budget: Budget;
   private eventCount = 0;
 
@@ -108,7 +112,9 @@ class CalendarExpansion {
     for (const { event, uidKey } of distinct) this.guard(event, () => this.expandMaster(event, [], uidKey));
     // The overrides left are those whose UID has no master.
     for (const list of overrides.values()) {
+      const from = this.occurrences.length;
       for (const orphan of list) this.guard(orphan, () => this.addOverride(orphan, undefined, undefined));
+      this.addVersion(list, this.occurrences.slice(from), false);
     }
     if (this.budget.exhausted) {
       this.diagnostics.push(
@@ -123,7 +129,39 @@ class CalendarExpansion {
       tails: this.tails,
       diagnostics: this.diagnostics,
       eventCount: this.eventCount,
+      versions: byKey(this.versions),
     };
+  }
+
+  /**
+   * The version of one event: its components, and the span its occurrences
+   * (and, for a series, its slots) cover. An event none of whose occurrences
+   * is served (cancelled, or every part unreadable) has none.
+   */
+  private addVersion(components: readonly EventComponent[], served: readonly Occurrence[], recurring: boolean, series?: Series): void {
+    const details = served[0]?.details;
+    if (details === undefined && series === undefined) return;
+    let start = series?.firstSlot ?? Number.POSITIVE_INFINITY;
+    let end =
+      series === undefined
+        ? Number.NEGATIVE_INFINITY
+        : series.lastSlot === Number.POSITIVE_INFINITY
+          ? Number.POSITIVE_INFINITY
+          : series.lastSlot + series.reachBehind;
+    for (const occurrence of served) {
+      start = Math.min(start, occurrence.start);
+      end = Math.max(end, occurrence.end);
+    }
+    const shown = details ?? series!.details;
+    this.versions.push({
+      key: shown.uidKey,
+      digest: versionDigest(components),
+      start,
+      end,
+      recurring,
+      summary: shown.summary,
+      classified: shown.classified === true,
+    });
   }
 
   private guard(component: EventComponent, work: () => void): void {
@@ -228,6 +266,7 @@ class CalendarExpansion {
     const recurring = master.rrules.length > 0 || master.rdates.length > 0;
     const details = this.detailsOf(master, shape, recurring, uidKey);
     this.eventCount++;
+    const from = this.occurrences.length;
     if (!recurring) {
       // An override of a single event's only slot replaces it.
       const { start, end } = intervalAt(shape, master.start.local);
@@ -237,13 +276,18 @@ class CalendarExpansion {
         replaced ||= this.slotKeyOf(override.recurrenceId!, shape) === ownSlot;
         this.guard(override, () => this.addOverride(override, shape, master));
       }
-      if (master.status === "CANCELLED" || replaced) return;
-      this.occurrences.push({ start, end, slot: start, details });
+      if (master.status !== "CANCELLED" && !replaced) this.occurrences.push({ start, end, slot: start, details });
+      this.addVersion([master, ...overrides], this.occurrences.slice(from), false);
       return;
     }
     const series = this.buildSeries(master, shape, details, overrides);
     for (const override of overrides) this.guard(override, () => this.addOverride(override, shape, master));
-    if (master.status === "CANCELLED") return;
+    const overridden = this.occurrences.slice(from);
+    if (master.status === "CANCELLED") {
+      this.addVersion([master, ...overrides], overridden, true);
+      return;
+    }
+    this.addVersion([master, ...overrides], overridden, true, series);
     this.materialise(series, master);
   }
 

@@ -168,6 +168,11 @@ export class Series {
     return this.parts.details.uidKey;
   }
 
+  /** What the series' own occurrences show (overrides have their own). */
+  get details(): EventDetails {
+    return this.parts.details;
+  }
+
   constructor(private readonly parts: SeriesParts) {
     const { shape, startLocal, rdates, futures } = parts;
     const zone = shape.zone;

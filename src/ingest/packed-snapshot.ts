@@ -15,6 +15,7 @@ import { endsOf, type IndexParts, IntervalIndex } from "../index/interval-index.
 import type { ZoneRules } from "../time/zone-rules.js";
 import { ianaZone } from "../time/zones.js";
 import { detailsReader, type PackedDetails, packDetails } from "./packed-details.js";
+import { type PackedVersions, packVersions, unpackVersions } from "./packed-versions.js";
 import type { Snapshot, ZoneSource } from "./snapshot.js";
 import { type StringTable, stringCount, stringReader, stringTable, stringTableBuffers } from "./string-table.js";
 
@@ -43,6 +44,8 @@ export interface PackedSnapshot {
   readonly tailKeys: StringTable;
   /** JSON of [TZID, VTIMEZONE as jCal] pairs: the feed's own zones that on-demand series use (no other thread knows them by name). */
   readonly feedZones: string;
+  /** Each event's version, for comparing snapshots (ChangesSince). */
+  readonly versions: PackedVersions;
 }
 
 /**
@@ -93,6 +96,7 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
   const detailColumns = packDetails(details);
   const tailTable = stringTable(tails.map((tail) => JSON.stringify(tail.recipe())));
   const tailKeys = stringTable(tails.map((tail) => tail.uidKey));
+  const versions = packVersions(snapshot.versions);
   const parts = index.parts;
   const packed: PackedSnapshot = {
     id: snapshot.id,
@@ -110,6 +114,7 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
     tails: tailTable,
     tailKeys,
     feedZones: JSON.stringify([...feedZones]),
+    versions: versions.packed,
   };
   const arrays = [parts.starts, parts.maxEnds, slots, detailIds];
   return {
@@ -119,6 +124,7 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
       ...detailColumns.transfer,
       ...stringTableBuffers(tailTable),
       ...stringTableBuffers(tailKeys),
+      ...versions.transfer,
     ],
   };
 }
@@ -161,6 +167,7 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
     zoneSource: packed.zoneSource,
     dataAsOf: packed.dataAsOf,
     eventCount: packed.eventCount,
+    versions: unpackVersions(packed.versions),
     get diagnostics(): readonly Diagnostic[] {
       diagnostics ??= JSON.parse(packed.diagnostics) as Diagnostic[];
       return diagnostics;

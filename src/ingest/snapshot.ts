@@ -4,6 +4,7 @@
  * new one and never touches the old.
  */
 import { randomBytes } from "node:crypto";
+import { type VersionTable, versionTable } from "../expand/event-versions.js";
 import { type ExpansionLimits, expandCalendarSteps } from "../expand/expand-calendar.js";
 import { compareOccurrences, type Occurrence } from "../expand/occurrence.js";
 import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
@@ -28,6 +29,8 @@ export interface Snapshot extends SearchableOccurrences {
   readonly dataAsOf: number;
   readonly diagnostics: readonly Diagnostic[];
   readonly eventCount: number;
+  /** Each event's version, in key order: what ChangesSince compares between snapshots. */
+  readonly versions: VersionTable;
   /**
    * True when the feed was cut (no END:VCALENDAR) and had never loaded
    * whole: its complete components are served, the calendar is shown stale,
@@ -116,6 +119,7 @@ function* buildSteps(text: string | HandedText, input: SnapshotInput): Steps<Sna
     dataAsOf: input.readAt,
     diagnostics,
     eventCount: expanded.eventCount,
+    versions: versionTable(expanded.versions),
     index,
     tails: expanded.tails,
     ...(input.partial === true ? { partial: true } : {}),

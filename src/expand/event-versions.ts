@@ -1,0 +1,95 @@
+/**
+ * What each event of a feed is, in a form two snapshots can be compared by
+ * (calendar_service.proto: ChangesSince): one version per event (a single
+ * event, or a series with its overrides, keyed like event_id's UID digest),
+ * with a digest of everything a search shows of it and the span of time it
+ * covers. The digest reads the components as parsed, never where they stand
+ * in the feed or when the feed was read, so an event another event moved
+ * past keeps its version, and so does one a later load reads again.
+ */
+import { hash } from "node:crypto";
+import type { EventComponent } from "../ics/parse-calendar.js";
+
+/** One event (a single event, or a series and its overrides) as a snapshot holds it. */
+export interface EventVersion {
+  /** The UID digest event_ids start with (the whole event_id of a single event). */
+  readonly key: string;
+  /** 64 bits of SHA-256 over the event's components as parsed: equal digests, equal answers. */
+  readonly digest: string;
+  /** The first instant the event covers. */
+  readonly start: number;
+  /** The last instant it covers (excluded); Infinity for a series without end. */
+  readonly end: number;
+  readonly recurring: boolean;
+  readonly summary: string;
+  /** PRIVATE or CONFIDENTIAL: a caller through calendar.read.any sees no summary. */
+  readonly classified: boolean;
+}
+
+/** The digest of an event's components: its master first, then its overrides in a fixed order. */
+export function versionDigest(components: readonly EventComponent[]): string {
+  const canonical = components.map(canonicalOf).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return hash("sha256", canonical.join("\n"), "hex").slice(0, 16);
+}
+
+/** A component as JSON without its line (where it stands in the feed) and with zones by name. */
+function canonicalOf(component: EventComponent): string {
+  const { line: _line, ...rest } = component;
+  return JSON.stringify(rest, (key, value: unknown) => (key === "zone" ? zoneName(value) : value));
+}
+
+function zoneName(value: unknown): unknown {
+  if (typeof value === "object" && value !== null && "name" in value) return (value as { name: unknown }).name;
+  return value;
+}
+
+/** Versions in key order, as snapshots keep them for comparing. */
+export function byKey(versions: EventVersion[]): EventVersion[] {
+  return versions.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** A snapshot's versions in key order, read one at a time (a packed snapshot makes each only when asked). */
+export interface VersionTable {
+  readonly size: number;
+  key(position: number): string;
+  digest(position: number): string;
+  at(position: number): EventVersion;
+}
+
+/** A table over versions already in key order. */
+export function versionTable(versions: readonly EventVersion[]): VersionTable {
+  return {
+    size: versions.length,
+    key: (position) => versions[position].key,
+    digest: (position) => versions[position].digest,
+    at: (position) => versions[position],
+  };
+}
+
+/** How one event differs between two tables: added, changed or removed, with its version before and after. */
+export interface VersionChange {
+  readonly key: string;
+  readonly before?: EventVersion;
+  readonly after?: EventVersion;
+}
+
+/** The events that differ between `before` and `after`, in key order (one walk over both). */
+export function versionChanges(before: VersionTable, after: VersionTable): VersionChange[] {
+  const changes: VersionChange[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < before.size || j < after.size) {
+    const left = i < before.size ? before.key(i) : undefined;
+    const right = j < after.size ? after.key(j) : undefined;
+    if (right === undefined || (left !== undefined && left < right)) {
+      changes.push({ key: left!, before: before.at(i++) });
+    } else if (left === undefined || right < left) {
+      changes.push({ key: right, after: after.at(j++) });
+    } else {
+      if (before.digest(i) !== after.digest(j)) changes.push({ key: left, before: before.at(i), after: after.at(j) });
+      i++;
+      j++;
+    }
+  }
+  return changes;
+}
