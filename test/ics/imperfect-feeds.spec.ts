@@ -307,6 +307,55 @@ describe("case 10: a feed cut in the middle", () => {
   });
 });
 
+describe("zones a feed defines in its own VTIMEZONE", () => {
+  it("reads observances listed by RDATE (khal's pattern): each DTSTART and every RDATE value is a change, on both sides", async () => {
+    const snapshot = await load("rdate-vtimezone.ics");
+    const all = { start: Date.UTC(2014, 0, 1), endExclusive: Date.UTC(2027, 0, 1) };
+    expect(
+      searchAll(snapshot, all, "overlap").map((occurrence) => [occurrence.details.summary, new Date(occurrence.start).toISOString()]),
+    ).toEqual([
+      // Before the STANDARD's own DTSTART the zone keeps its TZOFFSETFROM (+02:00); after it, +01:00.
+      ["Before the first STANDARD (its DTSTART)", "2014-10-25T08:00:00.000Z"],
+      ["After the first STANDARD (its DTSTART)", "2014-10-27T09:00:00.000Z"],
+      ["Before the first DAYLIGHT (its DTSTART)", "2015-03-28T09:00:00.000Z"],
+      ["After the first DAYLIGHT (its DTSTART)", "2015-03-30T08:00:00.000Z"],
+      ["Before spring 2026 (an RDATE in a list)", "2026-03-28T09:00:00.000Z"],
+      // 02:30 does not exist that night: moved forward by the gap, to 03:30 CEST.
+      ["In the spring 2026 gap", "2026-03-29T01:30:00.000Z"],
+      ["After spring 2026 (an RDATE in a list)", "2026-03-30T08:00:00.000Z"],
+      ...["20", "21", "22", "23", "24"].map((day) => ["Daily at ten", `2026-10-${day}T08:00:00.000Z`]),
+      // The RDATE line of 2026-10-25, one of many: from that day on, 10:00 is 09:00 UTC.
+      ...["25", "26", "27", "28", "29"].map((day) => ["Daily at ten", `2026-10-${day}T09:00:00.000Z`]),
+    ]);
+    expect(snapshot.diagnostics).toEqual([]);
+  });
+
+  it("reads observances by yearly RRULE, each from its own DTSTART and up to its UNTIL, on both sides of each change", async () => {
+    const snapshot = await load("rrule-vtimezone.ics");
+    const all = { start: Date.UTC(2006, 0, 1), endExclusive: Date.UTC(2027, 0, 1) };
+    expect(
+      searchAll(snapshot, all, "overlap").map((occurrence) => [
+        occurrence.details.summary,
+        new Date(occurrence.start).toISOString(),
+        new Date(occurrence.end).toISOString(),
+      ]),
+    ).toEqual([
+      ["Before spring 2006 (first Sunday of April)", "2006-04-01T15:00:00.000Z", "2006-04-01T16:00:00.000Z"],
+      ["After spring 2006 (first Sunday of April)", "2006-04-03T14:00:00.000Z", "2006-04-03T15:00:00.000Z"],
+      ["Before autumn 2006 (the old rule's UNTIL)", "2006-10-28T14:00:00.000Z", "2006-10-28T15:00:00.000Z"],
+      ["After autumn 2006 (the old rule's UNTIL)", "2006-10-30T15:00:00.000Z", "2006-10-30T16:00:00.000Z"],
+      ["Before spring 2007 (the new rule's DTSTART)", "2007-03-10T15:00:00.000Z", "2007-03-10T16:00:00.000Z"],
+      ["After spring 2007 (the new rule's DTSTART)", "2007-03-12T14:00:00.000Z", "2007-03-12T15:00:00.000Z"],
+      ["In the spring 2026 gap", "2026-03-08T07:30:00.000Z", "2026-03-08T08:00:00.000Z"],
+      ...["28", "29", "30", "31"].map((day) => ["Daily at ten", `2026-10-${day}T14:00:00.000Z`, `2026-10-${day}T15:00:00.000Z`]),
+      // 01:30 happens twice that night: the first (EDT) is taken.
+      ["In the autumn 2026 fold", "2026-11-01T05:30:00.000Z", "2026-11-01T05:45:00.000Z"],
+      ...["01", "02", "03"].map((day) => ["Daily at ten", `2026-11-${day}T15:00:00.000Z`, `2026-11-${day}T16:00:00.000Z`]),
+    ]);
+    expect(snapshot.diagnostics).toEqual([]);
+  });
+});
+
 describe("never one event against the whole calendar", () => {
   it("clamps ends past 9999, leaves out starts before year 1 and a rule value that is no number, and serves the rest", async () => {
     const snapshot = await load("out-of-range.ics");
