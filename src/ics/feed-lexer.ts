@@ -13,8 +13,21 @@
  * - a component whose END is missing ends at the next BEGIN of a component
  *   that only stands in a VCALENDAR (VEVENT, VTIMEZONE, ...), with a warning;
  * - a component the text ends inside is left out (FEED_TRUNCATED).
+ *
+ * The caps of feed-bounds.ts are applied here, as each line comes, so what
+ * a cap leaves out is never held nor handed to ical.js
+ * (docs/imperfect-feeds.md, "Bounds").
  */
-import { type Diagnostic, diagnostic } from "./diagnostic.js";
+
+import { type DiagnosticCode, type DiagnosticSink, diagnostic } from "./diagnostic.js";
+import {
+  MAX_COMPONENT_DEPTH,
+  MAX_EXDATES_PER_EVENT,
+  MAX_PROPERTIES_PER_COMPONENT,
+  MAX_RDATES_PER_EVENT,
+  MAX_TIMEZONE_TRANSITIONS,
+} from "./feed-bounds.js";
+import { splitLine } from "./lenient-values.js";
 
 /** One logical (unfolded) content line and the 1-based feed line it starts on. */
 export interface ContentLine {
@@ -43,25 +56,80 @@ const LOOSE_BOUNDARY = /^(BEGIN|END):/i;
 /** Components that only ever stand directly in a VCALENDAR (RFC 5545 §3.6): one never opens inside another. */
 const TOP_LEVEL = new Set(["VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY"]);
 
+/** A top-level component being read, and what the caps have counted of it. */
+interface OpenComponent {
+  readonly name: string;
+  readonly line: number;
+  lines: ContentLine[];
+  /** The open components, this one first; never deeper than MAX_COMPONENT_DEPTH allows. */
+  readonly stack: string[];
+  /** Components opened past MAX_COMPONENT_DEPTH and not yet closed: their lines are skipped. */
+  tooDeep: number;
+  /** Properties kept, RDATE and EXDATE values apart (MAX_PROPERTIES_PER_COMPONENT). */
+  properties: number;
+  rdates: number;
+  exdates: number;
+  /** A VTIMEZONE's listed transitions: each observance's DTSTART and RDATE values. */
+  transitions: number;
+  /** Set once a cap refuses the whole component: its later lines are not kept, and it is not given. */
+  refused: boolean;
+  /** Whether RDATES_CAPPED or NESTING_CAPPED was reported for it (once each). */
+  rdatesCut: boolean;
+  nestingCut: boolean;
+}
+
+function opened(name: string, line: number): OpenComponent {
+  return {
+    name,
+    line,
+    lines: [],
+    stack: [name],
+    tooDeep: 0,
+    properties: 0,
+    rdates: 0,
+    exdates: 0,
+    transitions: 0,
+    refused: false,
+    rdatesCut: false,
+    nestingCut: false,
+  };
+}
+
 /**
  * Splits the text into components, each given as soon as it ends (so a
  * reader that is done with one lets it go); returns the VCALENDAR's own
- * properties (of every VCALENDAR, in order). What it cannot use is reported
- * into `diagnostics`.
+ * properties (of every VCALENDAR, in order). What it cannot use, and what a
+ * cap cuts, is reported into `diagnostics`.
  */
-export function* lexFeed(text: string, diagnostics: Diagnostic[]): Generator<LexedComponent, readonly ContentLine[]> {
+export function* lexFeed(text: string, diagnostics: DiagnosticSink): Generator<LexedComponent, readonly ContentLine[]> {
   const calendarLines: ContentLine[] = [];
+  let calendarCapped = false;
   let phase: "before" | "inside" | "after" = "before";
-  let open: { name: string; line: number; lines: ContentLine[]; stack: string[] } | undefined;
+  let open: OpenComponent | undefined;
   let textAfterReported = false;
-  function* close(): Generator<LexedComponent> {
+  const placeOf = (component: OpenComponent) => ({ uid: uidOf(component.lines), line: component.line });
+  /** Closes the open component; gives it unless a cap refused it. */
+  const close = (): LexedComponent | undefined => {
     const closing = open;
     open = undefined;
-    if (closing !== undefined) yield { name: closing.name, line: closing.line, lines: closing.lines };
-  }
+    return closing === undefined || closing.refused ? undefined : { name: closing.name, line: closing.line, lines: closing.lines };
+  };
+  const refuse = (component: OpenComponent, code: DiagnosticCode, message: string) => {
+    const tzid = component.name === "VTIMEZONE" ? tzidOf(component.lines) : undefined;
+    const named = tzid === undefined ? message : `VTIMEZONE ${tzid}: ${message}`;
+    diagnostics.push(diagnostic(code, named, placeOf(component)));
+    component.refused = true;
+    component.lines = [];
+  };
 
-  for (const content of logicalLines(text)) {
+  /** Reads one logical line; gives the component it closes, if any. */
+  const take = (content: ContentLine): LexedComponent | undefined => {
     const { text: row, line } = content;
+    // The lines a cap already refused or cut are dropped first: a million of them cost no more than this.
+    if (open !== undefined && (open.refused || open.rdatesCut)) {
+      const initial = row.charCodeAt(0) | 0x20;
+      if (initial !== 0x62 && initial !== 0x65 && (open.refused || (open.stack.length === 1 && listedName(row) === "RDATE"))) return;
+    }
     // Only a line starting with B or E can open or close a component.
     const initial = row.charCodeAt(0) | 0x20;
     const boundary = initial === 0x62 || initial === 0x65 ? BOUNDARY.exec(row) : null;
@@ -73,18 +141,19 @@ export function* lexFeed(text: string, diagnostics: Diagnostic[]): Generator<Lex
           textAfterReported = true;
           diagnostics.push(diagnostic("TEXT_AFTER_END", "text after END:VCALENDAR was ignored", { line }));
         }
-        continue;
+        return;
       }
+      if (open?.refused === true || (open?.tooDeep ?? 0) > 0) return;
       diagnostics.push(
         diagnostic(
           "UNREADABLE_LINE",
           strayBoundary
             ? `line ${line} reads as ${row.slice(0, row.indexOf(":")).toUpperCase()} but names no component (a line of text that lost its fold?); only that line was left out`
             : `line ${line} could not be read (no name and colon, or an unbalanced quote); only that line was left out`,
-          open === undefined ? { line } : { uid: uidOf(open.lines), line: open.line },
+          open === undefined ? { line } : placeOf(open),
         ),
       );
-      continue;
+      return;
     }
     const begin = boundary !== null && boundary[1].length === 5 ? boundary[2].toUpperCase() : undefined;
     const end = boundary !== null && boundary[1].length === 3 ? boundary[2].toUpperCase() : undefined;
@@ -93,20 +162,16 @@ export function* lexFeed(text: string, diagnostics: Diagnostic[]): Generator<Lex
         diagnostics.push(diagnostic("OUTSIDE_CALENDAR", "a second VCALENDAR follows the first; its components were read too", { line }));
       }
       phase = "inside";
-      continue;
+      return;
     }
     if (end === "VCALENDAR") {
-      if (open !== undefined) {
+      if (open !== undefined && !open.refused) {
         diagnostics.push(
-          diagnostic("UNREADABLE_LINE", `END:${open.name} is missing; the component was closed at END:VCALENDAR`, {
-            uid: uidOf(open.lines),
-            line: open.line,
-          }),
+          diagnostic("UNREADABLE_LINE", `END:${open.name} is missing; the component was closed at END:VCALENDAR`, placeOf(open)),
         );
-        yield* close();
       }
       phase = "after";
-      continue;
+      return open === undefined ? undefined : close();
     }
     if (open === undefined) {
       if (begin !== undefined) {
@@ -115,63 +180,201 @@ export function* lexFeed(text: string, diagnostics: Diagnostic[]): Generator<Lex
             diagnostic("OUTSIDE_CALENDAR", `BEGIN:${begin} is outside any VCALENDAR; the component was read anyway`, { line }),
           );
         }
-        open = { name: begin, line, lines: [], stack: [begin] };
+        open = opened(begin, line);
       } else if (phase === "inside") {
-        if (end === undefined) calendarLines.push(content);
+        if (end !== undefined) return;
+        if (calendarLines.length < MAX_PROPERTIES_PER_COMPONENT) calendarLines.push(content);
+        else if (!calendarCapped) {
+          calendarCapped = true;
+          diagnostics.push(
+            diagnostic(
+              "PROPERTIES_CAPPED",
+              `the VCALENDAR has more than ${MAX_PROPERTIES_PER_COMPONENT} properties of its own; those from line ${line} on were ignored`,
+              { line },
+            ),
+          );
+        }
       } else if (phase === "after" && !textAfterReported) {
         textAfterReported = true;
         diagnostics.push(diagnostic("TEXT_AFTER_END", "text after END:VCALENDAR was ignored", { line }));
       }
-      continue;
+      return;
     }
     if (begin !== undefined && TOP_LEVEL.has(begin)) {
       // BEGIN:VEVENT inside a VEVENT (or any component): the open one's END was lost.
-      diagnostics.push(
-        diagnostic("UNREADABLE_LINE", `END:${open.name} is missing; the component was closed at the next BEGIN:${begin}`, {
-          uid: uidOf(open.lines),
-          line: open.line,
-        }),
-      );
-      yield* close();
-      open = { name: begin, line, lines: [], stack: [begin] };
-      continue;
+      if (!open.refused) {
+        diagnostics.push(
+          diagnostic("UNREADABLE_LINE", `END:${open.name} is missing; the component was closed at the next BEGIN:${begin}`, placeOf(open)),
+        );
+      }
+      const closed = close();
+      open = opened(begin, line);
+      return closed;
+    }
+    if (open.tooDeep > 0) {
+      if (begin !== undefined) open.tooDeep++;
+      else if (end !== undefined) open.tooDeep--;
+      return;
     }
     if (begin !== undefined) {
+      // The VCALENDAR, the open stack, then this one.
+      if (open.stack.length + 2 > MAX_COMPONENT_DEPTH) {
+        open.tooDeep = 1;
+        if (!open.nestingCut && !open.refused) {
+          open.nestingCut = true;
+          diagnostics.push(
+            diagnostic(
+              "NESTING_CAPPED",
+              `BEGIN:${begin} on line ${line} nests components more than ${MAX_COMPONENT_DEPTH} deep; it was left out with everything in it`,
+              placeOf(open),
+            ),
+          );
+        }
+        return;
+      }
       open.stack.push(begin);
-      open.lines.push(content);
-      continue;
+      if (open.name === "VTIMEZONE" && open.stack.length === 2 && !open.refused) {
+        // Each observance's DTSTART is one transition.
+        countTransitions(open, 1);
+      }
+      if (!open.refused) open.lines.push(content);
+      return;
     }
     if (end !== undefined) {
       const depth = open.stack.lastIndexOf(end);
       if (depth === -1) {
-        diagnostics.push(
-          diagnostic("UNREADABLE_LINE", `END:${end} on line ${line} matches no BEGIN; only that line was left out`, {
-            uid: uidOf(open.lines),
-            line: open.line,
-          }),
-        );
-        continue;
+        if (!open.refused) {
+          diagnostics.push(
+            diagnostic("UNREADABLE_LINE", `END:${end} on line ${line} matches no BEGIN; only that line was left out`, placeOf(open)),
+          );
+        }
+        return;
       }
-      if (depth === 0) {
-        yield* close();
-        continue;
-      }
+      if (depth === 0) return close();
       // Nested components whose END was lost end here with their parent.
-      for (let unclosed = open.stack.length - 1; unclosed > depth; unclosed--) {
-        open.lines.push({ text: `END:${open.stack[unclosed]}`, line });
+      if (!open.refused) {
+        for (let unclosed = open.stack.length - 1; unclosed > depth; unclosed--) {
+          open.lines.push({ text: `END:${open.stack[unclosed]}`, line });
+        }
+        open.lines.push(content);
       }
       open.stack.length = depth;
-      open.lines.push(content);
-      continue;
+      return;
     }
-    open.lines.push(content);
+    if (!open.refused) keepProperty(open, content);
+  };
+
+  /** Counts a VTIMEZONE's transitions; past the cap, the VTIMEZONE is refused. */
+  const countTransitions = (component: OpenComponent, count: number) => {
+    component.transitions += count;
+    if (component.transitions > MAX_TIMEZONE_TRANSITIONS) {
+      refuse(
+        component,
+        "TIMEZONE_TRANSITIONS_CAPPED",
+        `it lists more than ${MAX_TIMEZONE_TRANSITIONS} transitions; it was not used, and its TZID was read as if it were absent`,
+      );
+    }
+  };
+
+  /** Keeps one property of an open component, unless a cap cuts it or refuses the component. */
+  const keepProperty = (component: OpenComponent, content: ContentLine) => {
+    const listed = listedName(content.text);
+    const own = component.stack.length === 1;
+    if (listed !== undefined && component.name === "VEVENT" && own) {
+      if (listed === "RDATE") {
+        const room = MAX_RDATES_PER_EVENT - component.rdates;
+        const values = room > 0 ? valuesOf(content.text) : undefined;
+        if (values !== undefined && values.length <= room) {
+          component.rdates += values.length;
+          component.lines.push(content);
+          return;
+        }
+        if (values !== undefined) {
+          component.rdates = MAX_RDATES_PER_EVENT;
+          component.lines.push({ text: `${values.head}:${values.list.slice(0, room).join(",")}`, line: content.line });
+        }
+        if (!component.rdatesCut) {
+          component.rdatesCut = true;
+          diagnostics.push(
+            diagnostic(
+              "RDATES_CAPPED",
+              `the event lists more than ${MAX_RDATES_PER_EVENT} RDATE values; the first ${MAX_RDATES_PER_EVENT} were kept, the rest (from line ${content.line} on) left out`,
+              placeOf(component),
+            ),
+          );
+        }
+        return;
+      }
+      component.exdates += valuesOf(content.text).length;
+      if (component.exdates > MAX_EXDATES_PER_EVENT) {
+        refuse(
+          component,
+          "EXDATES_CAPPED",
+          `the event lists more than ${MAX_EXDATES_PER_EVENT} EXDATE values; it was left out rather than served on dates it excludes`,
+        );
+        return;
+      }
+      component.lines.push(content);
+      return;
+    }
+    if (listed === "RDATE" && component.name === "VTIMEZONE" && component.stack.length === 2) {
+      countTransitions(component, valuesOf(content.text).length);
+      if (!component.refused) component.lines.push(content);
+      return;
+    }
+    if (++component.properties > MAX_PROPERTIES_PER_COMPONENT) {
+      refuse(
+        component,
+        "PROPERTIES_CAPPED",
+        `the ${component.name} holds more than ${MAX_PROPERTIES_PER_COMPONENT} properties (line ${content.line} is past the cap); it was left out`,
+      );
+      return;
+    }
+    component.lines.push(content);
+  };
+
+  for (const content of logicalLines(text)) {
+    const closed = take(content);
+    if (closed !== undefined) yield closed;
   }
-  if (open !== undefined) {
-    diagnostics.push(
-      diagnostic("FEED_TRUNCATED", `the feed ends inside this ${open.name}; it was left out`, { uid: uidOf(open.lines), line: open.line }),
-    );
+  if (open !== undefined && !open.refused) {
+    diagnostics.push(diagnostic("FEED_TRUNCATED", `the feed ends inside this ${open.name}; it was left out`, placeOf(open)));
   }
   return calendarLines;
+}
+
+/** RDATE or EXDATE, when a line is one of them (compared by character: a feed may hold a million of them). */
+function listedName(text: string): "RDATE" | "EXDATE" | undefined {
+  if (startsWithName(text, "RDATE")) return "RDATE";
+  if (startsWithName(text, "EXDATE")) return "EXDATE";
+  return undefined;
+}
+
+/** Whether the line's name is `name` (upper case), in any case, followed by its parameters or value. */
+function startsWithName(text: string, name: string): boolean {
+  const next = text.charCodeAt(name.length);
+  if (next !== 0x3b && next !== 0x3a) return false;
+  for (let i = 0; i < name.length; i++) {
+    if ((text.charCodeAt(i) & 0xdf) !== name.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/** A list property's name and parameters (`head`) and its comma-separated values. */
+function valuesOf(text: string): { readonly head: string; readonly list: readonly string[]; readonly length: number } {
+  const split = splitLine(text);
+  if (split === undefined) return { head: text, list: [], length: 0 };
+  const list = split.value.split(",");
+  return { head: `${split.name}${split.params}`, list, length: list.length };
+}
+
+/** The TZID a VTIMEZONE's lines name, for diagnostics. */
+function tzidOf(lines: readonly ContentLine[]): string | undefined {
+  for (const { text } of lines) {
+    const match = /^TZID(?:;[^:]*)?:(.*)$/i.exec(text);
+    if (match !== null) return match[1].trim();
+  }
+  return undefined;
 }
 
 /** The UID of a component's lines, for diagnostics. */

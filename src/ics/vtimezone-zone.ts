@@ -13,10 +13,15 @@
 import { civil } from "../time/civil.js";
 import { DAY_MS } from "../time/units.js";
 import type { ZoneRules } from "../time/zone-rules.js";
+import { MAX_TIMEZONE_TRANSITIONS } from "./feed-bounds.js";
 
 /** A VTIMEZONE that cannot be turned into zone rules; the reader falls back to the zone its TZID names. */
 export class UnreadableTimezone extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** TIMEZONE_TRANSITIONS_CAPPED when its rules would make more transitions than the cap; else UNREADABLE_TIMEZONE. */
+    readonly code: "UNREADABLE_TIMEZONE" | "TIMEZONE_TRANSITIONS_CAPPED" = "UNREADABLE_TIMEZONE",
+  ) {
     super(message);
     this.name = "UnreadableTimezone";
   }
@@ -175,7 +180,8 @@ type JCalComponent = [string, JCalProperty[], JCalComponent[]];
  * Throws UnreadableTimezone for an observance without DTSTART, TZOFFSETFROM
  * or TZOFFSETTO, an offset beyond ±18 hours, a rule that is not yearly (real
  * zones never recur more often) or uses parts calq does not read in a zone
- * (BYHOUR, BYWEEKNO, BYSETPOS, BYDAY without BYMONTH...).
+ * (BYHOUR, BYWEEKNO, BYSETPOS, BYDAY without BYMONTH...), and for more
+ * transitions than MAX_TIMEZONE_TRANSITIONS once counted rules are counted.
  */
 export function vtimezoneZone(tzid: string, jcal: unknown[]): FeedZone {
   const [, , observances] = jcal as JCalComponent;
@@ -209,6 +215,9 @@ export function vtimezoneZone(tzid: string, jcal: unknown[]): FeedZone {
       const rule = yearlyRule(property[3], kind, start.local, from, to);
       if (rule.count === undefined) rules.push(rule.rule);
       else for (const at of countedOnsets(rule.rule, rule.count - 1)) listed.push({ at, to, from });
+    }
+    if (listed.length > MAX_TIMEZONE_TRANSITIONS) {
+      throw new UnreadableTimezone(`it makes more than ${MAX_TIMEZONE_TRANSITIONS} transitions`, "TIMEZONE_TRANSITIONS_CAPPED");
     }
   }
   if (listed.length === 0) throw new UnreadableTimezone("it has no STANDARD or DAYLIGHT observance");
@@ -289,6 +298,12 @@ function yearlyRule(value: unknown, kind: string, startLocal: number, from: numb
     until = written.utc ? written.local : written.local - from;
   }
   const count = recur.count === undefined ? undefined : numbers(recur.count, 1, Number.MAX_SAFE_INTEGER)[0];
+  if (count !== undefined && count > MAX_TIMEZONE_TRANSITIONS) {
+    throw new UnreadableTimezone(
+      `its ${kind}'s RRULE makes more than ${MAX_TIMEZONE_TRANSITIONS} transitions`,
+      "TIMEZONE_TRANSITIONS_CAPPED",
+    );
+  }
   const rule: YearlyRule = {
     to,
     from,
