@@ -50,6 +50,7 @@ export const SEVERITY_OF = {
   INSTANT_OUT_OF_RANGE: "error",
   END_CLAMPED: "warning",
   LENIENT_VALUE: "warning",
+  LENIENT_SYNTAX: "warning",
   TEXT_AFTER_END: "warning",
   OUTSIDE_CALENDAR: "warning",
   FEED_TRUNCATED: "error",
@@ -85,6 +86,7 @@ export const SEVERITY_OF = {
  * - INSTANT_OUT_OF_RANGE: a start outside the years 0001-9999; the component was left out.
  * - END_CLAMPED: an end past 9999-12-31; it was read as the end of 9999.
  * - LENIENT_VALUE: a value that breaks the RFC but has one obvious reading; the message names the reading.
+ * - LENIENT_SYNTAX: a line that breaks the RFC's syntax but has one obvious reading (whitespace before BEGIN:VCALENDAR, a misspelled last END:VCALENDAR, an empty parameter); the message names the reading.
  * - TEXT_AFTER_END: text after END:VCALENDAR was ignored.
  * - OUTSIDE_CALENDAR: a component outside the first VCALENDAR (in a second one, or outside any) was read too.
  * - FEED_TRUNCATED: the feed ends mid-way; its complete components are served, marked partial.

@@ -12,7 +12,9 @@
  *   warning;
  * - a component whose END is missing ends at the next BEGIN of a component
  *   that only stands in a VCALENDAR (VEVENT, VTIMEZONE, ...), with a warning;
- * - a component the text ends inside is left out (FEED_TRUNCATED).
+ * - a component the text ends inside is left out (FEED_TRUNCATED);
+ * - whitespace before BEGIN:VCALENDAR, a misspelled last END:VCALENDAR and
+ *   an empty parameter are read as what they obviously are, with a warning.
  *
  * The caps of feed-bounds.ts are applied here, as each line comes, so what
  * a cap leaves out is never held nor handed to ical.js
@@ -27,7 +29,7 @@ import {
   MAX_RDATES_PER_EVENT,
   MAX_TIMEZONE_TRANSITIONS,
 } from "./feed-bounds.js";
-import { splitLine } from "./lenient-values.js";
+import { splitLine, withoutEmptyParameters } from "./lenient-values.js";
 
 /** One logical (unfolded) content line and the 1-based feed line it starts on. */
 export interface ContentLine {
@@ -52,6 +54,9 @@ const CONTENT_LINE = /^[A-Za-z0-9-]+(?:;[A-Za-z0-9-]+=(?:"[^"]*"|[^";:,]*)(?:,(?
 const BOUNDARY = /^(BEGIN|END):([A-Za-z0-9-]+)\s*$/i;
 /** What ical.js takes for BEGIN or END, whatever follows the colon. */
 const LOOSE_BOUNDARY = /^(BEGIN|END):/i;
+const CALENDAR_BEGIN = /^BEGIN:VCALENDAR\s*$/i;
+/** BEGIN:VCALENDAR with whitespace before it, as some exporters indent it. */
+const INDENTED_CALENDAR = /^\s+BEGIN:VCALENDAR\s*$/i;
 
 /** Components that only ever stand directly in a VCALENDAR (RFC 5545 §3.6): one never opens inside another. */
 const TOP_LEVEL = new Set(["VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY"]);
@@ -107,6 +112,9 @@ export function* lexFeed(text: string, diagnostics: DiagnosticSink): Generator<L
   let phase: "before" | "inside" | "after" = "before";
   let open: OpenComponent | undefined;
   let textAfterReported = false;
+  /** Whitespace (blank lines, spaces) seen before anything else. */
+  let leadingWhitespace = false;
+  let seenText = false;
   const placeOf = (component: OpenComponent) => ({ uid: uidOf(component.lines), line: component.line });
   /** Closes the open component; gives it unless a cap refused it. */
   const close = (): LexedComponent | undefined => {
@@ -124,17 +132,50 @@ export function* lexFeed(text: string, diagnostics: DiagnosticSink): Generator<L
 
   /** Reads one logical line; gives the component it closes, if any. */
   const take = (content: ContentLine): LexedComponent | undefined => {
-    const { text: row, line } = content;
+    const { line } = content;
+    let row = content.text;
     // The lines a cap already refused or cut are dropped first: a million of them cost no more than this.
     if (open !== undefined && (open.refused || open.rdatesCut)) {
       const initial = row.charCodeAt(0) | 0x20;
       if (initial !== 0x62 && initial !== 0x65 && (open.refused || (open.stack.length === 1 && listedName(row) === "RDATE"))) return;
+    }
+    if (phase === "before" && open === undefined && !seenText) {
+      // Blank rows before the first line are not lines at all: the first one's number tells.
+      if (line > 1) leadingWhitespace = true;
+      if (row.trim() === "") {
+        leadingWhitespace = true;
+        return;
+      }
+      seenText = true;
+      if (INDENTED_CALENDAR.test(row)) {
+        leadingWhitespace = true;
+        row = row.trim();
+        content = { text: row, line };
+      }
+      if (leadingWhitespace && CALENDAR_BEGIN.test(row)) {
+        diagnostics.push(diagnostic("LENIENT_SYNTAX", "whitespace before BEGIN:VCALENDAR was ignored", { line }));
+      }
     }
     // Only a line starting with B or E can open or close a component.
     const initial = row.charCodeAt(0) | 0x20;
     const boundary = initial === 0x62 || initial === 0x65 ? BOUNDARY.exec(row) : null;
     // "End: 5pm" (a description's line that lost its fold): ical.js would close a component at it.
     const strayBoundary = boundary === null && (initial === 0x62 || initial === 0x65) && LOOSE_BOUNDARY.test(row);
+    if (!strayBoundary && !CONTENT_LINE.test(row)) {
+      // DTSTART;;VALUE=DATE:...: an empty parameter is dropped, the line kept.
+      const mended = withoutEmptyParameters(row);
+      if (mended !== undefined && CONTENT_LINE.test(mended)) {
+        diagnostics.push(
+          diagnostic(
+            "LENIENT_SYNTAX",
+            `line ${line} has an empty parameter (";;" or ";:"); it was ignored`,
+            open === undefined ? { line } : placeOf(open),
+          ),
+        );
+        row = mended;
+        content = { text: row, line };
+      }
+    }
     if (strayBoundary || !CONTENT_LINE.test(row)) {
       if (open === undefined && phase !== "inside") {
         if (phase === "after" && !textAfterReported) {
@@ -333,8 +374,30 @@ export function* lexFeed(text: string, diagnostics: DiagnosticSink): Generator<L
     component.lines.push(content);
   };
 
+  /** A misspelled END:VCALENDAR held back: read as END:VCALENDAR only when it is the feed's last line. */
+  let misspelledEnd: ContentLine | undefined;
   for (const content of logicalLines(text)) {
+    if (misspelledEnd !== undefined) {
+      if (content.text.trim() === "") continue;
+      const held = take(misspelledEnd);
+      misspelledEnd = undefined;
+      if (held !== undefined) yield held;
+    }
+    if (misspelledCalendarEnd(content.text)) {
+      misspelledEnd = content;
+      continue;
+    }
     const closed = take(content);
+    if (closed !== undefined) yield closed;
+  }
+  if (misspelledEnd !== undefined) {
+    const { text: written, line } = misspelledEnd;
+    diagnostics.push(
+      diagnostic("LENIENT_SYNTAX", `"${written.trim().slice(0, 40)}", the feed's last line (line ${line}), was read as END:VCALENDAR`, {
+        line,
+      }),
+    );
+    const closed = take({ text: "END:VCALENDAR", line });
     if (closed !== undefined) yield closed;
   }
   if (open !== undefined && !open.refused) {
@@ -368,6 +431,41 @@ function valuesOf(text: string): { readonly head: string; readonly list: readonl
   return { head: `${split.name}${split.params}`, list, length: list.length };
 }
 
+/** END:VCALENDAR as it is misspelled (END:VCALENDER, END:VCALENDAR1, END:CALENDAR): a name within two edits of VCALENDAR, not VCALENDAR itself. */
+function misspelledCalendarEnd(text: string): boolean {
+  if ((text.charCodeAt(0) | 0x20) !== 0x65) return false;
+  const name = /^END:([A-Za-z0-9-]{7,11})\s*$/i.exec(text)?.[1].toUpperCase();
+  return name !== undefined && name !== "VCALENDAR" && editDistance(name, "VCALENDAR") <= 2;
+}
+
+/** Levenshtein distance of two short strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current.push(Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/**
+ * Whether the text closes its last VCALENDAR, as lexFeed reads it: its last
+ * VCALENDAR boundary is an END, or its last line is a misspelled
+ * END:VCALENDAR. A feed that does not is cut short (feeds/feed-read.ts).
+ */
+export function closesCalendar(text: string): boolean {
+  let last: string | undefined;
+  // BEGIN:VCALENDAR may be indented (whitespace before it is read with a warning).
+  for (const match of text.matchAll(/^([ \t]*BEGIN|END):VCALENDAR[ \t]*\r?$/gim)) last = match[1].trim().toUpperCase();
+  if (last === "END") return true;
+  const trimmed = text.trimEnd();
+  const lastLine = trimmed.slice(Math.max(trimmed.lastIndexOf("\n"), trimmed.lastIndexOf("\r")) + 1);
+  return last === "BEGIN" && misspelledCalendarEnd(lastLine);
+}
+
 /** The TZID a VTIMEZONE's lines name, for diagnostics. */
 function tzidOf(lines: readonly ContentLine[]): string | undefined {
   for (const { text } of lines) {
@@ -390,16 +488,20 @@ export function uidOf(lines: readonly ContentLine[]): string | undefined {
 function* logicalLines(text: string): Generator<ContentLine> {
   let current: string | undefined;
   let currentLine = 0;
+  /** Whether `current` is blank or whitespace only: nothing folds onto it (an indented BEGIN:VCALENDAR after it is a line of its own). */
+  let currentBlank = true;
   let line = 0;
   for (const row of feedRows(text)) {
     line++;
-    if ((row.startsWith(" ") || row.startsWith("\t")) && current !== undefined) {
+    const indented = row.startsWith(" ") || row.startsWith("\t");
+    if (indented && !currentBlank) {
       current += row.slice(1);
       continue;
     }
     if (current !== undefined && current !== "") yield { text: current, line: currentLine };
     current = row;
     currentLine = line;
+    currentBlank = row === "" || (indented && row.trim() === "");
   }
   if (current !== undefined && current !== "") yield { text: current, line: currentLine };
 }

@@ -230,7 +230,8 @@ function* readFeed(body: string, maxComponents: number, streaming: boolean): Ste
 
 /** Whether the text holds an iCalendar stream at all (a BEGIN:VCALENDAR line). */
 export function isICalendar(text: string): boolean {
-  return /^\uFEFF?BEGIN:VCALENDAR\r?$/im.test(text);
+  // Whitespace before it is read with a warning (feed-lexer.ts).
+  return /^\uFEFF?[ \t]*BEGIN:VCALENDAR[ \t]*\r?$/im.test(text);
 }
 
 /** A lexed component with its VEVENT lines mended, ready for ical.js to type. */
@@ -636,15 +637,26 @@ class CalendarReader {
     return property === undefined ? undefined : this.timeValue(property, property[3]);
   }
 
+  /** The values of one RDATE line; one that cannot be read costs only itself (UNREADABLE_VALUE), never the event. */
   private rdateValues(property: JCalProperty): IcsRdate[] {
-    return property.slice(3).map((value) => {
-      if (property[2] !== "period") return { start: this.timeValue(property, value) };
-      if (!Array.isArray(value) || value.length !== 2) throw new UnreadableValue("RDATE period is malformed");
-      const [startText, endText] = value as [unknown, unknown];
-      const start = this.dateTime(property, startText);
-      if (typeof endText === "string" && /^[+-]?P/.test(endText)) return { start, duration: parseDuration(endText) };
-      return { start, end: this.dateTime(property, endText) };
+    return property.slice(3).flatMap((value): IcsRdate[] => {
+      try {
+        return [this.rdateValue(property, value)];
+      } catch (error) {
+        if (!(error instanceof UnreadableValue)) throw error;
+        this.diagnostics.push(diagnostic("UNREADABLE_VALUE", `${error.message}; only that RDATE was left out`, this.place));
+        return [];
+      }
     });
+  }
+
+  private rdateValue(property: JCalProperty, value: unknown): IcsRdate {
+    if (property[2] !== "period") return { start: this.timeValue(property, value) };
+    if (!Array.isArray(value) || value.length !== 2) throw new UnreadableValue("an RDATE period is malformed");
+    const [startText, endText] = value as [unknown, unknown];
+    const start = this.dateTime(property, startText);
+    if (typeof endText === "string" && /^[+-]?P/.test(endText)) return { start, duration: parseDuration(endText) };
+    return { start, end: this.dateTime(property, endText) };
   }
 
   /** A DATE or DATE-TIME value of a property, with the property's TZID. */

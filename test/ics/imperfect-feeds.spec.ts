@@ -356,6 +356,75 @@ describe("zones a feed defines in its own VTIMEZONE", () => {
   });
 });
 
+describe("small slips the other readers accept", () => {
+  it("are read, each with a warning: whitespace before BEGIN:VCALENDAR, an empty parameter, ISO 8601 durations, a date with a Z, END:VCALENDER last", async () => {
+    const snapshot = await load("small-slips.ics");
+    expect(served(snapshot)).toEqual([
+      ["Empty parameter", "2026-10-04T22:00:00.000Z", "2026-10-05T22:00:00.000Z"],
+      ["Google RDATE with a Z", "2026-10-06T22:00:00.000Z", "2026-10-07T22:00:00.000Z"],
+      ["Google RDATE with a Z", "2026-10-13T22:00:00.000Z", "2026-10-14T22:00:00.000Z"],
+      // RDATE:20261016Z, the date 16 October.
+      ["Google RDATE with a Z", "2026-10-15T22:00:00.000Z", "2026-10-16T22:00:00.000Z"],
+      ["Periods", "2026-10-18T15:00:00.000Z", "2026-10-18T16:00:00.000Z"],
+      ["Periods", "2026-10-19T15:00:00.000Z", "2026-10-19T16:00:00.000Z"],
+      // Nine nominal days across the end of summer time: 09:00 CEST to 09:00 CET.
+      ["Weeks beside days (P1W2D)", "2026-10-20T07:00:00.000Z", "2026-10-29T08:00:00.000Z"],
+      ["A week after the T (PT1W)", "2026-10-22T07:00:00.000Z", "2026-10-29T08:00:00.000Z"],
+      ["Periods", "2026-10-23T15:00:00.000Z", "2026-10-23T15:30:00.000Z"],
+      ["Hours without a T (P1H)", "2026-10-26T08:00:00.000Z", "2026-10-26T09:00:00.000Z"],
+      ["Lower-case letters (pt90m)", "2026-10-27T08:00:00.000Z", "2026-10-27T09:30:00.000Z"],
+      ["A T with nothing after it (P1DT)", "2026-10-28T08:00:00.000Z", "2026-10-29T08:00:00.000Z"],
+    ]);
+    expect(warnings(snapshot)).toEqual([
+      ["LENIENT_SYNTAX", undefined],
+      ["LENIENT_SYNTAX", "empty-parameter@slips.example"],
+      ["LENIENT_VALUE", "weeks-and-days@slips.example"],
+      ["LENIENT_VALUE", "week-after-t@slips.example"],
+      ["LENIENT_VALUE", "hours-without-t@slips.example"],
+      ["LENIENT_VALUE", "lower-case@slips.example"],
+      ["LENIENT_VALUE", "t-alone@slips.example"],
+      ["LENIENT_VALUE", "google-rdate@slips.example"],
+      ["LENIENT_VALUE", "periods@slips.example"],
+    ]);
+  });
+
+  it("a duration with no one reading (P30M: minutes or months?) leaves its event out, with an error", async () => {
+    const snapshot = await load("small-slips.ics");
+    expect(errors(snapshot)).toContainEqual(["UNREADABLE_COMPONENT", "months@slips.example"]);
+    expect(served(snapshot).map(([summary]) => summary)).not.toContain("Minutes or months? (P30M)");
+  });
+
+  it("one bad RDATE period (no amount, hour 25) drops only that RDATE, not the event", async () => {
+    const snapshot = await load("small-slips.ics");
+    const periods = errors(snapshot).filter(([, uid]) => uid === "periods@slips.example");
+    expect(periods).toEqual([
+      ["UNREADABLE_VALUE", "periods@slips.example"],
+      ["UNREADABLE_VALUE", "periods@slips.example"],
+      ["UNSUPPORTED_VALUE", "periods@slips.example"],
+    ]);
+    expect(served(snapshot).filter(([summary]) => summary === "Periods")).toHaveLength(3);
+  });
+
+  it("an RDATE period ending before it starts drops only that RDATE, with an error", async () => {
+    const snapshot = await load("small-slips.ics");
+    const ended = snapshot.diagnostics.filter((found) => found.code === "UNSUPPORTED_VALUE");
+    expect(ended).toMatchObject([
+      { severity: "error", uid: "periods@slips.example", message: expect.stringContaining("ends before it starts") },
+    ]);
+    // 21 October (15:00 to 14:00) is left out; 19 and 23 October are served.
+    expect(served(snapshot).map(([summary, start]) => `${summary} ${start}`)).not.toContain("Periods 2026-10-21T15:00:00.000Z");
+  });
+
+  it("a feed whose last line is END:VCALENDER is complete: not cut, not stale", async () => {
+    const { store } = storeOver(fixture("small-slips.ics"));
+    expect((await store.reload("cal")).outcome).toBe("loaded");
+    const view = store.view("cal")!;
+    expect(view.stale).toBe(false);
+    expect(view.snapshot?.partial).toBeUndefined();
+    expect(view.snapshot?.diagnostics.filter((found) => found.code === "LENIENT_SYNTAX").map((found) => found.line)).toEqual([3, 7, 72]);
+  });
+});
+
 describe("never one event against the whole calendar", () => {
   it("clamps ends past 9999, leaves out starts before year 1 and a rule value that is no number, and serves the rest", async () => {
     const snapshot = await load("out-of-range.ics");
