@@ -22,7 +22,7 @@ export interface ReadingConfig {
  * a changed recurrence rule), so cursors from before the change expire
  * instead of continuing on a snapshot whose pages would differ.
  */
-export const READING_VERSION = 1;
+export const READING_VERSION = 2;
 
 /** 16 bytes of SHA-256 in base64url: the same bytes read the same way give the same id, everywhere. */
 export function snapshotContentId(bytes: Uint8Array, request: ReadingConfig): string {
