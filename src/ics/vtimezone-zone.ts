@@ -73,6 +73,9 @@ interface YearlyRule {
  * component, never on when it is read.
  */
 export class FeedZone implements ZoneRules {
+  /** Each bucket's changes, learnt when first asked: `offsets[i]` holds from `starts[i]` on. */
+  private readonly buckets = new Map<number, { readonly starts: number[]; readonly offsets: number[] }>();
+
   constructor(
     readonly name: string,
     /** The VTIMEZONE, as jCal. */
@@ -86,7 +89,46 @@ export class FeedZone implements ZoneRules {
     private readonly rules: readonly YearlyRule[],
   ) {}
 
+  /** The offset at `instant`, from a table of its bucket's changes (expansion asks this for every occurrence). */
   offsetAt(instant: number): number {
+    const key = Math.floor(instant / BUCKET_MS);
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      bucket = this.learnBucket(key * BUCKET_MS, (key + 1) * BUCKET_MS);
+      this.buckets.set(key, bucket);
+    }
+    const { starts, offsets } = bucket;
+    let i = starts.length - 1;
+    while (i > 0 && starts[i] > instant) i--;
+    return offsets[i];
+  }
+
+  /** The changes in [from, to): the offset at `from`, then each onset in between that changes it. */
+  private learnBucket(from: number, to: number): { starts: number[]; offsets: number[] } {
+    const candidates: number[] = [];
+    for (const onset of this.onsets) if (onset > from && onset < to) candidates.push(onset);
+    const first = Math.floor(from / YEAR_MS) + 1969;
+    const last = Math.floor(to / YEAR_MS) + 1972;
+    for (const rule of this.rules) {
+      for (let year = Math.max(first, rule.startYear); year <= Math.min(last, rule.lastYear); year++) {
+        for (const onset of onsetsIn(rule, year)) if (onset > from && onset < to) candidates.push(onset);
+      }
+    }
+    candidates.sort((a, b) => a - b);
+    const starts = [from];
+    const offsets = [this.exactOffsetAt(from)];
+    for (const onset of candidates) {
+      const offset = this.exactOffsetAt(onset);
+      if (offset !== offsets[offsets.length - 1]) {
+        starts.push(onset);
+        offsets.push(offset);
+      }
+    }
+    return { starts, offsets };
+  }
+
+  /** The TZOFFSETTO of the last onset at or before `instant`, listed or of a rule. */
+  private exactOffsetAt(instant: number): number {
     let best = Number.NEGATIVE_INFINITY;
     let offset = this.initial;
     let low = 0;
@@ -113,6 +155,9 @@ export class FeedZone implements ZoneRules {
 
 /** About a year in ms, for the year of an instant to within one. */
 const YEAR_MS = 365.2425 * DAY_MS;
+
+/** About 398 days: the span of one table of changes (as time/zone-rules.ts buckets IANA zones). */
+const BUCKET_MS = 2 ** 35;
 
 /** The rule's last onset at or before `instant`, if later than `after`; else -Infinity. */
 function latestOnset(rule: YearlyRule, instant: number, after: number): number {
