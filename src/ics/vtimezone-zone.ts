@@ -315,10 +315,11 @@ function yearlyRule(value: unknown, kind: string, startLocal: number, from: numb
   if (unread !== undefined)
     throw new UnreadableTimezone(`its ${kind}'s RRULE uses ${unread.toUpperCase()}, which calq does not read in a VTIMEZONE`);
   const list = (part: unknown): unknown[] => (part === undefined ? [] : Array.isArray(part) ? part : [part]);
-  const numbers = (part: unknown, low: number, high: number): number[] =>
+  /** The part's numbers, each an integer in [low, high], or in [-high, -low] too when `signed`. */
+  const numbers = (part: unknown, low: number, high: number, signed = false): number[] =>
     list(part).map((item) => {
       const number = Number(item);
-      if (!Number.isInteger(number) || Math.abs(number) < low || Math.abs(number) > high) {
+      if (!Number.isInteger(number) || Math.abs(number) < low || Math.abs(number) > high || (number < 0 && !signed)) {
         throw new UnreadableTimezone(`its ${kind}'s RRULE has a value out of range`);
       }
       return number;
@@ -329,8 +330,7 @@ function yearlyRule(value: unknown, kind: string, startLocal: number, from: numb
     return { ordinal: Number(match[1] ?? 0), weekday: WEEKDAYS.indexOf(match[2]) };
   });
   const months = numbers(recur.bymonth, 1, 12);
-  const monthDays = numbers(recur.bymonthday, 1, 31);
-  if (months.some((month) => month < 0)) throw new UnreadableTimezone(`its ${kind}'s RRULE has a value out of range`);
+  const monthDays = numbers(recur.bymonthday, 1, 31, true);
   if ((weekdays.length > 0 || monthDays.length > 0) && months.length === 0) {
     throw new UnreadableTimezone(`its ${kind}'s RRULE has BYDAY or BYMONTHDAY without BYMONTH, which calq does not read in a VTIMEZONE`);
   }

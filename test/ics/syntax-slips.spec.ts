@@ -74,6 +74,18 @@ describe("a misspelled END:VCALENDAR", () => {
     expect(() => checkComplete(text)).toThrow(/END:VCALENDAR/);
   });
 
+  it("that is not the last line is read as the line it is, and what follows it too", () => {
+    const text = calendar(
+      "",
+      ["END:VCALENDER", "", ...vevent("UID:after@calq.test", "DTSTART:20261006T090000Z", "SUMMARY:After"), "END:VCALENDAR", ""].join(
+        "\r\n",
+      ),
+    );
+    const snapshot = snapshotOf(text, READ_AT);
+    expect(starts(snapshot)).toEqual(["2026-10-05T07:00:00.000Z", "2026-10-06T09:00:00.000Z"]);
+    expect(slips(snapshot)).toEqual([]);
+  });
+
   it.each(["END:VEVENT", "END:VTIMEZONE", "END:STANDARD"])("is not %s, a component's own END", (written) => {
     expect(closesCalendar(calendar("", `${written}\r\n`))).toBe(false);
   });

@@ -155,7 +155,123 @@ describe("a VTIMEZONE with yearly rules", () => {
   });
 });
 
+describe("the other forms of a yearly rule", () => {
+  /** The zone's offset, in hours, at noon UTC of each date. */
+  const hoursOn = (zone: ZoneRules, ...dates: [number, number, number][]) =>
+    dates.map(([year, month, day]) => zone.offsetAt(Date.UTC(year, month - 1, day, 12)) / 3_600_000);
+
+  it("without BY parts recurs on DTSTART's date; BYMONTHDAY=-1 is the month's last day", () => {
+    const zone = zoneOf(
+      "BEGIN:STANDARD",
+      "DTSTART:20001025T030000",
+      "RRULE:FREQ=YEARLY",
+      ...EUROPE.standard,
+      "END:STANDARD",
+      "BEGIN:DAYLIGHT",
+      "DTSTART:20000331T020000",
+      "RRULE:FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=-1",
+      ...EUROPE.daylight,
+      "END:DAYLIGHT",
+    );
+    expect(hoursOn(zone, [2026, 3, 30], [2026, 3, 31], [2026, 10, 24], [2026, 10, 25])).toEqual([1, 2, 2, 1]);
+  });
+
+  it("with INTERVAL=2 recurs every other year from DTSTART's", () => {
+    const zone = zoneOf(
+      "BEGIN:STANDARD",
+      "DTSTART:20001025T030000",
+      "RRULE:FREQ=YEARLY;BYMONTH=10;BYMONTHDAY=25",
+      ...EUROPE.standard,
+      "END:STANDARD",
+      "BEGIN:DAYLIGHT",
+      "DTSTART:20000331T020000",
+      "RRULE:FREQ=YEARLY;INTERVAL=2;BYMONTH=3;BYMONTHDAY=31",
+      ...EUROPE.daylight,
+      "END:DAYLIGHT",
+    );
+    expect(hoursOn(zone, [2026, 7, 1], [2027, 7, 1], [2028, 7, 1])).toEqual([2, 1, 2]);
+  });
+
+  it.each([
+    ["a date", "UNTIL=20100328"],
+    ["a local time", "UNTIL=20100328T020000"],
+  ])("with UNTIL as %s ends on that day, the day included", (_, until) => {
+    const zone = zoneOf(
+      "BEGIN:STANDARD",
+      "DTSTART:20001029T030000",
+      "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU",
+      ...EUROPE.standard,
+      "END:STANDARD",
+      "BEGIN:DAYLIGHT",
+      "DTSTART:20010325T020000",
+      `RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU;${until}`,
+      ...EUROPE.daylight,
+      "END:DAYLIGHT",
+    );
+    expect(hoursOn(zone, [2009, 7, 1], [2010, 7, 1], [2011, 7, 1])).toEqual([2, 2, 1]);
+  });
+
+  it("that never falls on a day (30 February) makes no change; DTSTART still does", () => {
+    const zone = zoneOf(
+      "BEGIN:STANDARD",
+      "DTSTART:20001029T030000",
+      ...EUROPE.standard,
+      "END:STANDARD",
+      "BEGIN:DAYLIGHT",
+      "DTSTART:20000201T020000",
+      "RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30",
+      ...EUROPE.daylight,
+      "END:DAYLIGHT",
+    );
+    expect(hoursOn(zone, [2000, 1, 15], [2000, 7, 1], [2026, 7, 1])).toEqual([1, 2, 1]);
+  });
+
+  it("beside an RDATE period (its start is the change) and a component that is no observance", () => {
+    const zone = zoneOf(
+      "BEGIN:STANDARD",
+      "DTSTART:20251026T030000",
+      "RDATE;VALUE=PERIOD:20261025T030000/PT1H",
+      ...EUROPE.standard,
+      "END:STANDARD",
+      "BEGIN:X-NOTE",
+      "SUMMARY:not an observance",
+      "END:X-NOTE",
+      "BEGIN:DAYLIGHT",
+      "DTSTART:20260329T020000",
+      ...EUROPE.daylight,
+      "END:DAYLIGHT",
+    );
+    expect(hoursOn(zone, [2026, 3, 1], [2026, 7, 1], [2026, 11, 1])).toEqual([1, 2, 1]);
+  });
+});
+
 describe("a VTIMEZONE calq cannot read", () => {
+  it.each([
+    ["a DTSTART in UTC", ["BEGIN:STANDARD", "DTSTART:19701025T030000Z", ...EUROPE.standard, "END:STANDARD"]],
+    ["no observance", ["X-NOTE:none"]],
+    ["no DTSTART", ["BEGIN:STANDARD", ...EUROPE.standard, "END:STANDARD"]],
+    ["an offset of 25 hours", ["BEGIN:STANDARD", "DTSTART:19701025T030000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+2500", "END:STANDARD"]],
+    [
+      "BYMONTHDAY=0",
+      ["BEGIN:STANDARD", "DTSTART:19701025T030000", "RRULE:FREQ=YEARLY;BYMONTH=10;BYMONTHDAY=0", ...EUROPE.standard, "END:STANDARD"],
+    ],
+    [
+      "a sixth Sunday",
+      ["BEGIN:STANDARD", "DTSTART:19701025T030000", "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=6SU", ...EUROPE.standard, "END:STANDARD"],
+    ],
+  ])("with %s is not used: its TZID is read without it, with UNREADABLE_TIMEZONE", (_, observances) => {
+    const parsed = parseCalendar(
+      ics(
+        "BEGIN:VTIMEZONE",
+        "TZID:Test_Zone",
+        ...observances,
+        "END:VTIMEZONE",
+        ...vevent("UID:e@calq.test", "DTSTART;TZID=Test_Zone:20260101T100000"),
+      ),
+    );
+    expect(parsed.diagnostics.map((found) => found.code)).toEqual(["UNREADABLE_TIMEZONE", "UNKNOWN_TZID"]);
+  });
+
   it.each([
     ["a rule by the hour", "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU;BYHOUR=3"],
     ["a monthly rule", "RRULE:FREQ=MONTHLY;BYDAY=-1SU"],
