@@ -4,6 +4,7 @@
  * failure, never a shorter feed.
  */
 import { createHash } from "node:crypto";
+import { closesCalendar } from "../ics/feed-lexer.js";
 
 /** Why a feed could not be read; shown to operators, never to search callers. */
 export type FeedFailureClass =
@@ -87,7 +88,6 @@ export async function contentDigest(bytes: Uint8Array): Promise<string> {
  * reader ignores it with a warning.
  */
 export function checkComplete(text: string): void {
-  let last: string | undefined;
-  for (const match of text.matchAll(/^(BEGIN|END):VCALENDAR[ \t]*\r?$/gim)) last = match[1].toUpperCase();
-  if (last !== "END") throw new FeedFailure("truncated", "the feed does not end its VCALENDAR with END:VCALENDAR");
+  // The lexer's own test, so a misspelled last END:VCALENDAR it reads as one is no cut either.
+  if (!closesCalendar(text)) throw new FeedFailure("truncated", "the feed does not end its VCALENDAR with END:VCALENDAR");
 }

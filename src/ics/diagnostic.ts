@@ -8,6 +8,9 @@
  * names); an error means something the feed holds is left out. `calq check`
  * exits 1 only when there is an error.
  */
+import { MAX_DIAGNOSTICS_PER_CODE } from "./feed-bounds.js";
+
+/** One thing calq could not use, or used only in part, with where it stands and a severity its code fixes. */
 export interface Diagnostic {
   /** Stable UPPER_SNAKE code, e.g. END_BEFORE_START. */
   readonly code: DiagnosticCode;
@@ -47,9 +50,15 @@ export const SEVERITY_OF = {
   INSTANT_OUT_OF_RANGE: "error",
   END_CLAMPED: "warning",
   LENIENT_VALUE: "warning",
+  LENIENT_SYNTAX: "warning",
   TEXT_AFTER_END: "warning",
   OUTSIDE_CALENDAR: "warning",
   FEED_TRUNCATED: "error",
+  RDATES_CAPPED: "error",
+  EXDATES_CAPPED: "error",
+  TIMEZONE_TRANSITIONS_CAPPED: "warning",
+  NESTING_CAPPED: "error",
+  PROPERTIES_CAPPED: "error",
 } as const satisfies Record<string, Severity>;
 
 /**
@@ -77,9 +86,19 @@ export const SEVERITY_OF = {
  * - INSTANT_OUT_OF_RANGE: a start outside the years 0001-9999; the component was left out.
  * - END_CLAMPED: an end past 9999-12-31; it was read as the end of 9999.
  * - LENIENT_VALUE: a value that breaks the RFC but has one obvious reading; the message names the reading.
+ * - LENIENT_SYNTAX: a line that breaks the RFC's syntax but has one obvious reading (whitespace before BEGIN:VCALENDAR, a misspelled last END:VCALENDAR, an empty parameter); the message names the reading.
  * - TEXT_AFTER_END: text after END:VCALENDAR was ignored.
  * - OUTSIDE_CALENDAR: a component outside the first VCALENDAR (in a second one, or outside any) was read too.
  * - FEED_TRUNCATED: the feed ends mid-way; its complete components are served, marked partial.
+ *
+ * The caps of feed-bounds.ts (docs/imperfect-feeds.md, "Bounds"), each met only by a hostile or broken feed:
+ * - RDATES_CAPPED: an event lists more than 10,000 RDATE values (MAX_RDATES_PER_EVENT); the first 10,000 are kept, the rest left out.
+ * - EXDATES_CAPPED: an event lists more than 10,000 EXDATE values (MAX_EXDATES_PER_EVENT); the event was left out.
+ * - TIMEZONE_TRANSITIONS_CAPPED: a VTIMEZONE lists more than 2,000 transitions (MAX_TIMEZONE_TRANSITIONS); it was not used, and its TZID was read as if it were absent (IANA or Windows name, else floating).
+ * - NESTING_CAPPED: a component nested more than 10 deep, VCALENDAR counted (MAX_COMPONENT_DEPTH); it was left out with everything in it, the component it stands in kept.
+ * - PROPERTIES_CAPPED: a component holds more than 10,000 properties besides RDATE and EXDATE (MAX_PROPERTIES_PER_COMPONENT); a VEVENT or VTIMEZONE was left out, the VCALENDAR's later properties ignored.
+ *
+ * Past 1,000 diagnostics of one code (MAX_DIAGNOSTICS_PER_CODE), one more of that code says how many were not listed.
  */
 export type DiagnosticCode = keyof typeof SEVERITY_OF;
 
@@ -99,6 +118,44 @@ function definedOnly(place: DiagnosticPlace): DiagnosticPlace {
   if (place.uid !== undefined) out.uid = place.uid;
   if (place.line !== undefined) out.line = place.line;
   return out;
+}
+
+/** Where diagnostics are reported while a feed is read: a plain array, or a DiagnosticLog. */
+export interface DiagnosticSink {
+  push(...found: Diagnostic[]): unknown;
+}
+
+/**
+ * The diagnostics of reading one feed, at most MAX_DIAGNOSTICS_PER_CODE of
+ * each code (feed-bounds.ts): a feed of a million slips is reported by the
+ * first thousand and a count, so what a build holds and hands over stays
+ * bounded whatever the feed.
+ */
+export class DiagnosticLog implements DiagnosticSink {
+  private readonly kept: Diagnostic[] = [];
+  private readonly seen = new Map<DiagnosticCode, number>();
+
+  push(...found: Diagnostic[]): void {
+    for (const each of found) {
+      const count = (this.seen.get(each.code) ?? 0) + 1;
+      this.seen.set(each.code, count);
+      if (count <= MAX_DIAGNOSTICS_PER_CODE) this.kept.push(each);
+    }
+  }
+
+  /** The diagnostics kept, in report order, then one per code that went past the cap, saying how many more there were. */
+  list(): Diagnostic[] {
+    const over = [...this.seen].filter(([, count]) => count > MAX_DIAGNOSTICS_PER_CODE);
+    return [
+      ...this.kept,
+      ...over.map(([code, count]) =>
+        diagnostic(
+          code,
+          `${count - MAX_DIAGNOSTICS_PER_CODE} more ${code} diagnostics were found; only the first ${MAX_DIAGNOSTICS_PER_CODE} are listed`,
+        ),
+      ),
+    ];
+  }
 }
 
 /** How many diagnostics of each severity. */

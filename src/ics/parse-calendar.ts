@@ -13,7 +13,7 @@ import { civil, isValidDate } from "../time/civil.js";
 import { DAY_MS } from "../time/units.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone, windowsZone } from "../time/zones.js";
-import { type Diagnostic, type DiagnosticPlace, diagnostic } from "./diagnostic.js";
+import { type Diagnostic, DiagnosticLog, type DiagnosticPlace, type DiagnosticSink, diagnostic } from "./diagnostic.js";
 import { aboutOf, type EventAbout } from "./event-about.js";
 import { type ContentLine, type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
 import { mendEventLine } from "./lenient-values.js";
@@ -155,7 +155,7 @@ function zonesBeforeEvents(text: string): boolean {
  * is typed.
  */
 function* readFeed(body: string, maxComponents: number, streaming: boolean): Steps<ParsedCalendar | undefined> {
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics = new DiagnosticLog();
   const reader = new CalendarReader(diagnostics);
   const pacer = new Pacer();
   const events: EventComponent[] = [];
@@ -165,11 +165,20 @@ function* readFeed(body: string, maxComponents: number, streaming: boolean): Ste
   };
   const waiting: LexedComponent[] = [];
   let batch: MendedComponent[] = [];
+  let batchLines = 0;
   const add = (component: LexedComponent) => {
-    batch.push(mendComponent(component, diagnostics));
+    const mended = mendComponent(component, diagnostics);
+    if (batch.length > 0 && batchLines + mended.lines.length > LINES_TYPED_TOGETHER) {
+      typeComponents(batch, diagnostics, readEvent);
+      batch = [];
+      batchLines = 0;
+    }
+    batch.push(mended);
+    batchLines += mended.lines.length;
     if (batch.length === TYPED_TOGETHER) {
       typeComponents(batch, diagnostics, readEvent);
       batch = [];
+      batchLines = 0;
     }
   };
   const lexer = lexFeed(body, diagnostics);
@@ -192,6 +201,11 @@ function* readFeed(body: string, maxComponents: number, streaming: boolean): Ste
       continue;
     }
     if (component.name !== "VEVENT") continue;
+    if (component.lines.length === 0) {
+      // BEGIN:VEVENT then END:VEVENT, or the next BEGIN: nothing to read, and nothing for ical.js to type.
+      diagnostics.push(diagnostic("MISSING_DTSTART", "the VEVENT is empty; it was left out", { line: component.line }));
+      continue;
+    }
     if (++veventCount > maxComponents) {
       if (veventCount === maxComponents + 1) {
         const message = `the feed has more than ${maxComponents} VEVENTs; this one and every later one were left out`;
@@ -211,12 +225,13 @@ function* readFeed(body: string, maxComponents: number, streaming: boolean): Ste
   }
   typeComponents(batch, diagnostics, readEvent);
   const declaredZone = reader.declaredZone(calendarLines.flatMap(({ text: line }) => calendarProperty(line)));
-  return { events, declaredZone, diagnostics };
+  return { events, declaredZone, diagnostics: diagnostics.list() };
 }
 
 /** Whether the text holds an iCalendar stream at all (a BEGIN:VCALENDAR line). */
 export function isICalendar(text: string): boolean {
-  return /^\uFEFF?BEGIN:VCALENDAR\r?$/im.test(text);
+  // Whitespace before it is read with a warning (feed-lexer.ts).
+  return /^\uFEFF?[ \t]*BEGIN:VCALENDAR[ \t]*\r?$/im.test(text);
 }
 
 /** A lexed component with its VEVENT lines mended, ready for ical.js to type. */
@@ -240,7 +255,7 @@ const VCARD = /^BEGIN:VCARD\s*$/i;
  * renamed so they cost only themselves (the lines of its VALARMs are kept as
  * written).
  */
-function mendComponent(component: LexedComponent, diagnostics: Diagnostic[]): MendedComponent {
+function mendComponent(component: LexedComponent, diagnostics: DiagnosticSink): MendedComponent {
   const place = { uid: uidOf(component.lines), line: component.line };
   if (component.name !== "VEVENT") {
     const alone = component.lines.some(({ text }) => VCARD.test(text));
@@ -282,10 +297,17 @@ const BOUNDARY = /^(BEGIN|END):/i;
  */
 const TYPED_TOGETHER = 64;
 
+/**
+ * Lines typed by one call of ical.js at most (a component longer than this
+ * is typed alone): what one call builds stays bounded however the feed
+ * spreads its lines over components.
+ */
+const LINES_TYPED_TOGETHER = 4_096;
+
 /** Types mended components with ical.js, handing each one's jCal to `typed`; those it cannot type are reported. */
 function typeComponents(
   batch: readonly MendedComponent[],
-  diagnostics: Diagnostic[],
+  diagnostics: DiagnosticSink,
   typed: (jcal: JCalComponent, component: MendedComponent) => void,
 ): void {
   if (batch.length === 0) return;
@@ -312,7 +334,7 @@ function typeComponents(
  * One component to jCal. A line ical.js refuses is found and left out alone;
  * the component is left out only when it cannot be typed even then.
  */
-function typeComponent(component: MendedComponent, diagnostics: Diagnostic[]): JCalComponent | undefined {
+function typeComponent(component: MendedComponent, diagnostics: DiagnosticSink): JCalComponent | undefined {
   const { name, place, lines } = component;
   const whole = lexComponents([component])?.[0];
   if (whole !== undefined) return whole;
@@ -424,7 +446,7 @@ class CalendarReader {
   /** The component being read, for diagnostics. */
   private place: DiagnosticPlace = {};
 
-  constructor(private readonly diagnostics: Diagnostic[]) {}
+  constructor(private readonly diagnostics: DiagnosticSink) {}
 
   /**
    * Keeps a VTIMEZONE for its TZID. Its rules are computed only when an
@@ -445,7 +467,7 @@ class CalendarReader {
     } catch (error) {
       if (!(error instanceof UnreadableTimezone)) throw error;
       this.diagnostics.push(
-        diagnostic("UNREADABLE_TIMEZONE", `VTIMEZONE ${tzid} could not be read (${error.message}); its TZID was read without it`, {
+        diagnostic(error.code, `VTIMEZONE ${tzid} could not be read (${error.message}); its TZID was read without it`, {
           line: defined.line,
         }),
       );
@@ -615,15 +637,26 @@ class CalendarReader {
     return property === undefined ? undefined : this.timeValue(property, property[3]);
   }
 
+  /** The values of one RDATE line; one that cannot be read costs only itself (UNREADABLE_VALUE), never the event. */
   private rdateValues(property: JCalProperty): IcsRdate[] {
-    return property.slice(3).map((value) => {
-      if (property[2] !== "period") return { start: this.timeValue(property, value) };
-      if (!Array.isArray(value) || value.length !== 2) throw new UnreadableValue("RDATE period is malformed");
-      const [startText, endText] = value as [unknown, unknown];
-      const start = this.dateTime(property, startText);
-      if (typeof endText === "string" && /^[+-]?P/.test(endText)) return { start, duration: parseDuration(endText) };
-      return { start, end: this.dateTime(property, endText) };
+    return property.slice(3).flatMap((value): IcsRdate[] => {
+      try {
+        return [this.rdateValue(property, value)];
+      } catch (error) {
+        if (!(error instanceof UnreadableValue)) throw error;
+        this.diagnostics.push(diagnostic("UNREADABLE_VALUE", `${error.message}; only that RDATE was left out`, this.place));
+        return [];
+      }
     });
+  }
+
+  private rdateValue(property: JCalProperty, value: unknown): IcsRdate {
+    if (property[2] !== "period") return { start: this.timeValue(property, value) };
+    if (!Array.isArray(value) || value.length !== 2) throw new UnreadableValue("an RDATE period is malformed");
+    const [startText, endText] = value as [unknown, unknown];
+    const start = this.dateTime(property, startText);
+    if (typeof endText === "string" && /^[+-]?P/.test(endText)) return { start, duration: parseDuration(endText) };
+    return { start, end: this.dateTime(property, endText) };
   }
 
   /** A DATE or DATE-TIME value of a property, with the property's TZID. */

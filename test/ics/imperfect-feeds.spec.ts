@@ -307,6 +307,124 @@ describe("case 10: a feed cut in the middle", () => {
   });
 });
 
+describe("zones a feed defines in its own VTIMEZONE", () => {
+  it("reads observances listed by RDATE (khal's pattern): each DTSTART and every RDATE value is a change, on both sides", async () => {
+    const snapshot = await load("rdate-vtimezone.ics");
+    const all = { start: Date.UTC(2014, 0, 1), endExclusive: Date.UTC(2027, 0, 1) };
+    expect(
+      searchAll(snapshot, all, "overlap").map((occurrence) => [occurrence.details.summary, new Date(occurrence.start).toISOString()]),
+    ).toEqual([
+      // Before the STANDARD's own DTSTART the zone keeps its TZOFFSETFROM (+02:00); after it, +01:00.
+      ["Before the first STANDARD (its DTSTART)", "2014-10-25T08:00:00.000Z"],
+      ["After the first STANDARD (its DTSTART)", "2014-10-27T09:00:00.000Z"],
+      ["Before the first DAYLIGHT (its DTSTART)", "2015-03-28T09:00:00.000Z"],
+      ["After the first DAYLIGHT (its DTSTART)", "2015-03-30T08:00:00.000Z"],
+      ["Before spring 2026 (an RDATE in a list)", "2026-03-28T09:00:00.000Z"],
+      // 02:30 does not exist that night: moved forward by the gap, to 03:30 CEST.
+      ["In the spring 2026 gap", "2026-03-29T01:30:00.000Z"],
+      ["After spring 2026 (an RDATE in a list)", "2026-03-30T08:00:00.000Z"],
+      ...["20", "21", "22", "23", "24"].map((day) => ["Daily at ten", `2026-10-${day}T08:00:00.000Z`]),
+      // The RDATE line of 2026-10-25, one of many: from that day on, 10:00 is 09:00 UTC.
+      ...["25", "26", "27", "28", "29"].map((day) => ["Daily at ten", `2026-10-${day}T09:00:00.000Z`]),
+    ]);
+    expect(snapshot.diagnostics).toEqual([]);
+  });
+
+  it("reads observances by yearly RRULE, each from its own DTSTART and up to its UNTIL, on both sides of each change", async () => {
+    const snapshot = await load("rrule-vtimezone.ics");
+    const all = { start: Date.UTC(2006, 0, 1), endExclusive: Date.UTC(2027, 0, 1) };
+    expect(
+      searchAll(snapshot, all, "overlap").map((occurrence) => [
+        occurrence.details.summary,
+        new Date(occurrence.start).toISOString(),
+        new Date(occurrence.end).toISOString(),
+      ]),
+    ).toEqual([
+      ["Before spring 2006 (first Sunday of April)", "2006-04-01T15:00:00.000Z", "2006-04-01T16:00:00.000Z"],
+      ["After spring 2006 (first Sunday of April)", "2006-04-03T14:00:00.000Z", "2006-04-03T15:00:00.000Z"],
+      ["Before autumn 2006 (the old rule's UNTIL)", "2006-10-28T14:00:00.000Z", "2006-10-28T15:00:00.000Z"],
+      ["After autumn 2006 (the old rule's UNTIL)", "2006-10-30T15:00:00.000Z", "2006-10-30T16:00:00.000Z"],
+      ["Before spring 2007 (the new rule's DTSTART)", "2007-03-10T15:00:00.000Z", "2007-03-10T16:00:00.000Z"],
+      ["After spring 2007 (the new rule's DTSTART)", "2007-03-12T14:00:00.000Z", "2007-03-12T15:00:00.000Z"],
+      ["In the spring 2026 gap", "2026-03-08T07:30:00.000Z", "2026-03-08T08:00:00.000Z"],
+      ...["28", "29", "30", "31"].map((day) => ["Daily at ten", `2026-10-${day}T14:00:00.000Z`, `2026-10-${day}T15:00:00.000Z`]),
+      // 01:30 happens twice that night: the first (EDT) is taken.
+      ["In the autumn 2026 fold", "2026-11-01T05:30:00.000Z", "2026-11-01T05:45:00.000Z"],
+      ...["01", "02", "03"].map((day) => ["Daily at ten", `2026-11-${day}T15:00:00.000Z`, `2026-11-${day}T16:00:00.000Z`]),
+    ]);
+    expect(snapshot.diagnostics).toEqual([]);
+  });
+});
+
+describe("small slips the other readers accept", () => {
+  it("are read, each with a warning: whitespace before BEGIN:VCALENDAR, an empty parameter, ISO 8601 durations, a date with a Z, END:VCALENDER last", async () => {
+    const snapshot = await load("small-slips.ics");
+    expect(served(snapshot)).toEqual([
+      ["Empty parameter", "2026-10-04T22:00:00.000Z", "2026-10-05T22:00:00.000Z"],
+      ["Google RDATE with a Z", "2026-10-06T22:00:00.000Z", "2026-10-07T22:00:00.000Z"],
+      ["Google RDATE with a Z", "2026-10-13T22:00:00.000Z", "2026-10-14T22:00:00.000Z"],
+      // RDATE:20261016Z, the date 16 October.
+      ["Google RDATE with a Z", "2026-10-15T22:00:00.000Z", "2026-10-16T22:00:00.000Z"],
+      ["Periods", "2026-10-18T15:00:00.000Z", "2026-10-18T16:00:00.000Z"],
+      ["Periods", "2026-10-19T15:00:00.000Z", "2026-10-19T16:00:00.000Z"],
+      // Nine nominal days across the end of summer time: 09:00 CEST to 09:00 CET.
+      ["Weeks beside days (P1W2D)", "2026-10-20T07:00:00.000Z", "2026-10-29T08:00:00.000Z"],
+      ["A week after the T (PT1W)", "2026-10-22T07:00:00.000Z", "2026-10-29T08:00:00.000Z"],
+      ["Periods", "2026-10-23T15:00:00.000Z", "2026-10-23T15:30:00.000Z"],
+      ["Hours without a T (P1H)", "2026-10-26T08:00:00.000Z", "2026-10-26T09:00:00.000Z"],
+      ["Lower-case letters (pt90m)", "2026-10-27T08:00:00.000Z", "2026-10-27T09:30:00.000Z"],
+      ["A T with nothing after it (P1DT)", "2026-10-28T08:00:00.000Z", "2026-10-29T08:00:00.000Z"],
+    ]);
+    expect(warnings(snapshot)).toEqual([
+      ["LENIENT_SYNTAX", undefined],
+      ["LENIENT_SYNTAX", "empty-parameter@slips.example"],
+      ["LENIENT_VALUE", "weeks-and-days@slips.example"],
+      ["LENIENT_VALUE", "week-after-t@slips.example"],
+      ["LENIENT_VALUE", "hours-without-t@slips.example"],
+      ["LENIENT_VALUE", "lower-case@slips.example"],
+      ["LENIENT_VALUE", "t-alone@slips.example"],
+      ["LENIENT_VALUE", "google-rdate@slips.example"],
+      ["LENIENT_VALUE", "periods@slips.example"],
+    ]);
+  });
+
+  it("a duration with no one reading (P30M: minutes or months?) leaves its event out, with an error", async () => {
+    const snapshot = await load("small-slips.ics");
+    expect(errors(snapshot)).toContainEqual(["UNREADABLE_COMPONENT", "months@slips.example"]);
+    expect(served(snapshot).map(([summary]) => summary)).not.toContain("Minutes or months? (P30M)");
+  });
+
+  it("one bad RDATE period (no amount, hour 25) drops only that RDATE, not the event", async () => {
+    const snapshot = await load("small-slips.ics");
+    const periods = errors(snapshot).filter(([, uid]) => uid === "periods@slips.example");
+    expect(periods).toEqual([
+      ["UNREADABLE_VALUE", "periods@slips.example"],
+      ["UNREADABLE_VALUE", "periods@slips.example"],
+      ["UNSUPPORTED_VALUE", "periods@slips.example"],
+    ]);
+    expect(served(snapshot).filter(([summary]) => summary === "Periods")).toHaveLength(3);
+  });
+
+  it("an RDATE period ending before it starts drops only that RDATE, with an error", async () => {
+    const snapshot = await load("small-slips.ics");
+    const ended = snapshot.diagnostics.filter((found) => found.code === "UNSUPPORTED_VALUE");
+    expect(ended).toMatchObject([
+      { severity: "error", uid: "periods@slips.example", message: expect.stringContaining("ends before it starts") },
+    ]);
+    // 21 October (15:00 to 14:00) is left out; 19 and 23 October are served.
+    expect(served(snapshot).map(([summary, start]) => `${summary} ${start}`)).not.toContain("Periods 2026-10-21T15:00:00.000Z");
+  });
+
+  it("a feed whose last line is END:VCALENDER is complete: not cut, not stale", async () => {
+    const { store } = storeOver(fixture("small-slips.ics"));
+    expect((await store.reload("cal")).outcome).toBe("loaded");
+    const view = store.view("cal")!;
+    expect(view.stale).toBe(false);
+    expect(view.snapshot?.partial).toBeUndefined();
+    expect(view.snapshot?.diagnostics.filter((found) => found.code === "LENIENT_SYNTAX").map((found) => found.line)).toEqual([3, 7, 72]);
+  });
+});
+
 describe("never one event against the whole calendar", () => {
   it("clamps ends past 9999, leaves out starts before year 1 and a rule value that is no number, and serves the rest", async () => {
     const snapshot = await load("out-of-range.ics");
