@@ -28,9 +28,9 @@ export interface ErrorGuideEntry {
  * did not explain (its transport's statuses, which carry no calq reason).
  */
 export const GATEWAY_ERRORS = {
-  invalid_arguments: "the arguments do not fit the schema; fix them.",
-  service_unavailable: "the service could not be reached; retry later.",
-  service_overloaded: "the service is busy; retry shortly.",
+  invalid_arguments: "fix them to fit the schema.",
+  service_unavailable: "retry later.",
+  service_overloaded: "retry shortly.",
 } as const;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

@@ -10,6 +10,7 @@ import { type Timestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
 import {
   type BusyInterval,
   BusyKind,
+  ChangeKind,
   type EventOccurrence,
   EventStatus,
   FindFreeSlotsResponseSchema,
@@ -17,6 +18,7 @@ import {
   GetEventResponseSchema,
   LinkSourceSchema,
   ListCalendarsResponseSchema,
+  ListChangesResponseSchema,
   MatchModeSchema,
   PartialReason,
   ParticipationSchema,
@@ -24,6 +26,7 @@ import {
   QueryFreeBusyResponseSchema,
   SearchEventsAcrossCalendarsResponseSchema,
   SearchEventsResponseSchema,
+  type TimeSpan,
   WindowRelation,
   WindowRelationSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
@@ -55,6 +58,7 @@ const RENDERERS: Readonly<Record<ToolName, Renderer>> = {
   get_user_context: rendering(GetCallerContextResponseSchema, renderUserContext),
   query_free_busy: rendering(QueryFreeBusyResponseSchema, renderFreeBusy),
   find_free_slots: rendering(FindFreeSlotsResponseSchema, renderFreeSlots),
+  list_changes: rendering(ListChangesResponseSchema, renderChanges),
 };
 
 /** The text rendering of a successful result of `tool`: the service's response, given the arguments the tool was called with. */
@@ -238,6 +242,32 @@ function renderCalendars(result: MessageShape<typeof ListCalendarsResponseSchema
       return `- ${calendar.id}${name} (${marks.join(", ")})`;
     })
     .join("\n");
+}
+
+/** Each change with its kind and spans, then how to go on: the next page, or the token to keep. */
+function renderChanges(result: MessageShape<typeof ListChangesResponseSchema>, { args }: Call): string {
+  const span = (time: TimeSpan | undefined) =>
+    time === undefined ? "" : `${time.startLocal} to ${time.endLocal === "" ? "no end" : time.endLocal}`;
+  const lines =
+    args.change_token === null || args.change_token === undefined || args.change_token === ""
+      ? ["No changes are listed on a first call: keep the change_token below and send it next time to learn what changed after now."]
+      : result.changes.length === 0
+        ? ["Nothing changed in these calendars since that token."]
+        : result.changes.map((change) => {
+            const what = `${change.calendarId}: ${change.summary === "" ? "(details withheld)" : `"${change.summary}"`}${change.recurring ? " (a series)" : ""}`;
+            switch (change.kind) {
+              case ChangeKind.ADDED:
+                return `- added ${what}, ${span(change.after)}; event_id ${change.eventId}`;
+              case ChangeKind.REMOVED:
+                return `- removed ${what}, was ${span(change.before)}; event_id ${change.eventId}`;
+              default:
+                return `- changed ${what}, was ${span(change.before)}, now ${span(change.after)}; event_id ${change.eventId}`;
+            }
+          });
+  if (result.nextPageToken !== "")
+    lines.push(`More changes follow: call again with the same change_token and page_token "${result.nextPageToken}".`);
+  if (result.changeToken !== "") lines.push(`change_token for next time: "${result.changeToken}"`);
+  return lines.join("\n");
 }
 
 /** When no zone is recorded, it says so explicitly, followed by the contract's own instruction for that case. */

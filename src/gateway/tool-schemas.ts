@@ -36,6 +36,7 @@ const TOOL_METHODS = [
   { name: "get_user_context", title: "Get user context", method: "GetCallerContext" },
   { name: "query_free_busy", title: "Query free/busy", method: "QueryFreeBusy" },
   { name: "find_free_slots", title: "Find free slots", method: "FindFreeSlots" },
+  { name: "list_changes", title: "List changes", method: "ListChanges" },
 ] as const;
 
 /** The name of one of the calq tools. */
@@ -57,13 +58,14 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
   if (service === undefined) throw new Error(`${SERVICE_NAME} is not in the descriptor set`);
   const errors = readErrorGuide(registry);
   const words = vocabulary(service, errors);
+  const explained = new Map<string, string>();
   const tools = TOOL_METHODS.map(({ name, title, method: methodName }) => {
     const method = service.methods.find((candidate) => candidate.name === methodName);
     if (method === undefined) throw new Error(`${SERVICE_NAME} has no method ${methodName}`);
     return {
       name,
       title,
-      description: words(toolDescription(service, method, errors)),
+      description: words(toolDescription(service, method, errors, explained, name)),
       inputSchema: inputSchema(method.input, words),
       outputSchema: outputSchema(method.output, words),
       method,
@@ -77,12 +79,25 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
  * (read-only, who the caller is, where refusals are described), the
  * request's comment; then what each refusal the method lists in the proto
  * asks of the model (reasonsOf), and in one line the codes any call can get.
+ * A refusal an earlier tool already explained (the tools are listed
+ * together) is named in one line that points there, so the window's six
+ * refusals are explained once, not by every tool that takes a window.
  * What each result field means is said once, in the output schema.
  */
-function toolDescription(service: DescService, method: DescMethod, errors: readonly ErrorGuideEntry[]): string {
+function toolDescription(
+  service: DescService,
+  method: DescMethod,
+  errors: readonly ErrorGuideEntry[],
+  explained: Map<string, string>,
+  tool: string,
+): string {
   const reachable = reasonsOf(method, errors).filter((entry) => !NOT_FOR_MODELS.has(entry.reason));
   const [own, anyCall] = partition(reachable, (entry) => !EVERY_METHOD.has(entry.reason));
   const common = [...anyCall.map((entry) => [entry.code, entry.instruction] as const), ...Object.entries(GATEWAY_ERRORS)];
+  const [fresh, told] = partition(own, (entry) => !explained.has(entry.reason));
+  const pointers = new Map<string, string[]>();
+  for (const entry of told) pointers.set(explained.get(entry.reason)!, [...(pointers.get(explained.get(entry.reason)!) ?? []), entry.code]);
+  for (const entry of fresh) explained.set(entry.reason, tool);
   return [
     proseOf(method),
     ...servicePromises(service),
@@ -91,8 +106,9 @@ function toolDescription(service: DescService, method: DescMethod, errors: reado
       ? []
       : [
           [
-            "Refusals come back with isError true and a code; what each asks of you:",
-            ...own.map((entry) => `- ${entry.code}: ${entry.instruction}`),
+            "Refusals (isError, with a code) ask of you:",
+            ...fresh.map((entry) => `- ${entry.code}: ${entry.instruction}`),
+            ...[...pointers].map(([where, codes]) => `- ${codes.join(", ")}: as in ${where}.`),
           ].join("\n"),
         ]),
     `Any call may also fail with: ${common.map(([code, instruction]) => `${code} (${instruction.replace(/\.$/, "")})`).join("; ")}.`,

@@ -18,13 +18,17 @@ import {
   CalendarInfoSchema,
   CalendarReadSchema,
   type CalendarService,
+  ChangeKind,
   Consistency,
   CursorSnapshot,
+  EventChangeSchema,
   FindFreeSlotsRequestSchema,
   FindFreeSlotsResponseSchema,
   FreeSlotSchema,
   GetCallerContextResponseSchema,
   ListCalendarsResponseSchema,
+  ListChangesRequestSchema,
+  ListChangesResponseSchema,
   MatchMode,
   MatchModeSchema,
   PartialReason,
@@ -35,9 +39,14 @@ import {
   SearchEventsAcrossCalendarsResponseSchema,
   SearchEventsRequestSchema,
   SearchEventsResponseSchema,
+  SourceFreshnessSchema,
   TentativePolicy,
+  TimeSpanSchema,
+  WatchChangesRequestSchema,
+  WatchChangesResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { callerContext } from "../app/caller-context.js";
+import { type CalendarChange, type ChangesDeps, listChanges, shownVersion, type WatchDeps, watchChanges } from "../app/changes.js";
 import type { BusyCut, BusyRead, FreeBusyDeps } from "../app/free-busy.js";
 import { findFreeSlots, queryFreeBusy } from "../app/free-busy.js";
 import { getEvent } from "../app/get-event.js";
@@ -54,13 +63,17 @@ import type { Turns } from "../app/turns.js";
 import type { Authenticator } from "../auth/authenticator.js";
 import type { ShardMap } from "../config/shard-map.js";
 import { checkBounds } from "../contract/index.js";
+import type { EventVersion } from "../expand/event-versions.js";
+import type { Snapshot } from "../ingest/snapshot.js";
 import type { Logger } from "../log.js";
 import type { BusyInterval } from "../search/busy-time.js";
+import type { ChangeTokenCodec } from "../search/change-token.js";
 import type { CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
-import { type CalendarStore, dataAsOf, servedStale } from "../store/calendar-store.js";
+import { type CalendarStore, type CalendarView, dataAsOf, servedStale } from "../store/calendar-store.js";
 import { formatInZone } from "../time/civil.js";
-import type { ZoneRules } from "../time/zone-rules.js";
+import { requestZone } from "../time/request-window.js";
+import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { callOfContext } from "./call-context.js";
 import { eventResponse } from "./event-message.js";
 import { occurrenceMessage } from "./occurrence-message.js";
@@ -77,6 +90,10 @@ export interface CalendarServiceDeps {
   readonly now: () => number;
   /** Units of work one call may do (calq.yaml search.work_budget). */
   readonly workBudget: number;
+  /** Signs and reads ListChanges' tokens. */
+  readonly changeTokens: ChangeTokenCodec;
+  /** WatchChanges: the places for streams, and the signal that ends them all when the server drains. */
+  readonly watches: Pick<WatchDeps, "places" | "draining">;
 }
 
 /** The modes a request may send, as the contract spells them. */
@@ -99,6 +116,8 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
   };
   const freeBusyDeps: FreeBusyDeps = { access, maxWindowMs: deps.maxWindowMs, workBudget: deps.workBudget };
   const listDeps: ListCalendarsDeps = { store, shards, log };
+  const changesDeps: ChangesDeps = { access, tokens: deps.changeTokens };
+  const watchDeps: WatchDeps = { access, ...deps.watches };
   const callOf = callOfContext(authenticator, turns);
 
   return {
@@ -117,6 +136,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         stale: servedStale(read.view, read.snapshot),
         ...partialFields(found.page.partial),
         cursorSnapshot: CURSOR_SNAPSHOTS[found.snapshotOrigin],
+        freshness: freshnessOf(read.view),
       });
     },
 
@@ -128,14 +148,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         events: eventsOf(found),
         nextCursor: found.nextCursor,
         query: resolvedQuery(found, request.matchMode, { calendarIds: found.calendars.map((read) => read.view.config.id) }),
-        calendars: found.calendars.map(({ view, snapshot }) =>
-          create(CalendarReadSchema, {
-            calendarId: view.config.id,
-            snapshotId: snapshot.id,
-            dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
-            stale: servedStale(view, snapshot),
-          }),
-        ),
+        calendars: found.calendars.map(({ view, snapshot }) => calendarRead(view, snapshot)),
         ...partialFields(found.page.partial),
         cursorSnapshot: CURSOR_SNAPSHOTS[found.snapshotOrigin],
       });
@@ -144,7 +157,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
     async getEvent(request, context) {
       const call = await callOf(context);
       const found = await getEvent({ access, workBudget: deps.workBudget }, call, request);
-      return eventResponse(found);
+      return { ...eventResponse(found), freshness: freshnessOf(found.view) };
     },
 
     async listCalendars(_request, context) {
@@ -159,6 +172,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
           stale: view?.stale ?? false,
           shardGroup,
           shardKey,
+          freshness: view === undefined ? undefined : freshnessOf(view),
         }),
       );
       return create(ListCalendarsResponseSchema, { calendars });
@@ -181,6 +195,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
             dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
             stale: view.stale,
             complete: read.completeUntil === undefined,
+            freshness: freshnessOf(view),
           }),
         ),
         combined: read.combined.map((interval) => intervalMessage(interval, zone)),
@@ -209,6 +224,34 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         complete: found.completeUntil === undefined,
         ...cutFields(found),
       });
+    },
+
+    async listChanges(sent, context) {
+      const call = await callOf(context);
+      const request = checkBounds(ListChangesRequestSchema, sent);
+      const zone = request.timezone === "" ? UTC_ZONE : requestZone(request.timezone);
+      const page = listChanges(changesDeps, call, { ...request, changeToken: request.changeToken, pageSize: request.pageSize });
+      return create(ListChangesResponseSchema, {
+        changes: page.changes.map((change) => changeMessage(change, zone)),
+        nextPageToken: page.nextPageToken,
+        changeToken: page.changeToken,
+        calendars: page.calendars.map(({ view, snapshot }) => calendarRead(view, snapshot)),
+      });
+    },
+
+    async *watchChanges(sent, context) {
+      const call = await callOf(context);
+      const request = checkBounds(WatchChangesRequestSchema, sent);
+      for await (const notice of watchChanges(watchDeps, call, request.calendarIds, context.signal)) {
+        yield create(WatchChangesResponseSchema, {
+          calendarId: notice.calendarId,
+          snapshotId: notice.snapshot.id,
+          dataAsOf: timestampFromMs(notice.dataAsOf),
+          added: notice.added,
+          changed: notice.changed,
+          removed: notice.removed,
+        });
+      }
     },
 
     async getCallerContext(_request, context) {
@@ -307,6 +350,50 @@ function cutFields(read: Pick<BusyRead, "completeUntil" | "cut">) {
     completeUntil: read.completeUntil === undefined ? undefined : timestampFromMs(read.completeUntil),
     partialReason: read.cut === undefined ? PartialReason.UNSPECIFIED : PARTIAL_REASONS[read.cut],
   };
+}
+
+/** When calq last checked a calendar's source, and when the source last changed (the data served now was first read). */
+function freshnessOf(view: CalendarView) {
+  const { lastSuccessAt } = view.status;
+  return create(SourceFreshnessSchema, {
+    checkedTime: lastSuccessAt === undefined ? undefined : timestampFromMs(lastSuccessAt),
+    changedTime: view.snapshot === undefined ? undefined : timestampFromMs(view.snapshot.dataAsOf),
+  });
+}
+
+/** A calendar as a page read it: its snapshot, how fresh it is, and whether stale. */
+function calendarRead(view: CalendarView, snapshot: Snapshot) {
+  return create(CalendarReadSchema, {
+    calendarId: view.config.id,
+    snapshotId: snapshot.id,
+    dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
+    stale: servedStale(view, snapshot),
+    freshness: freshnessOf(view),
+  });
+}
+
+/** One changed event as the contract shows it, its spans in `zone`. */
+function changeMessage(change: CalendarChange, zone: ZoneRules) {
+  const shown = shownVersion(change);
+  return create(EventChangeSchema, {
+    calendarId: change.calendarId,
+    eventId: change.key,
+    kind: change.before === undefined ? ChangeKind.ADDED : change.after === undefined ? ChangeKind.REMOVED : ChangeKind.CHANGED,
+    recurring: shown.recurring,
+    summary: change.withheld && shown.classified ? "" : shown.summary,
+    before: change.before === undefined ? undefined : spanMessage(change.before, zone),
+    after: change.after === undefined ? undefined : spanMessage(change.after, zone),
+  });
+}
+
+function spanMessage(version: EventVersion, zone: ZoneRules) {
+  const open = version.end === Number.POSITIVE_INFINITY;
+  return create(TimeSpanSchema, {
+    startTime: timestampFromMs(version.start),
+    endTime: open ? undefined : timestampFromMs(version.end),
+    startLocal: formatInZone(version.start, zone),
+    endLocal: open ? "" : formatInZone(version.end, zone),
+  });
 }
 
 const KINDS: Record<BusyInterval["kind"], BusyKind> = { busy: BusyKind.BUSY, tentative: BusyKind.TENTATIVE };

@@ -7,6 +7,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
+import { WatchPlaces } from "../app/changes.js";
 import { Turns } from "../app/turns.js";
 import { Authenticator } from "../auth/authenticator.js";
 import { JwtVerifier } from "../auth/jwt.js";
@@ -22,6 +23,7 @@ import type { Snapshot } from "../ingest/snapshot.js";
 import type { Logger } from "../log.js";
 import { stderrLogger } from "../logging/logger.js";
 import { isLoopback } from "../net/loopback.js";
+import { ChangeTokenCodec } from "../search/change-token.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
 import { RefreshScheduler } from "../store/refresh-scheduler.js";
@@ -103,11 +105,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     onUnchanged: (calendarId) => metrics?.reloaded(calendarId, "unchanged"),
   });
 
-  const cursors = new CursorCodec(
-    options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv, options.env),
-    lifetimeMs,
-    now,
-  );
+  const cursorKeys = options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv, options.env);
+  const cursors = new CursorCodec(cursorKeys, lifetimeMs, now);
   const authenticator = new Authenticator(config, {
     jwt: options.jwt === undefined ? undefined : new JwtVerifier(options.jwt, { env: options.env, log, now }),
     principalFromCertificate: options.tls?.principalFromCertificate,
@@ -115,6 +114,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   // Every call's work takes turns with every other call's, callers in turn.
   const turns = new Turns();
+  // Aborted when the server drains: every WatchChanges stream then ends.
+  const draining = new AbortController();
   const service = calendarService({
     store,
     shards,
@@ -123,6 +124,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxWindowMs: config.search.maxWindowDays * 86_400_000,
     turns,
     workBudget: config.search.workBudget,
+    changeTokens: new ChangeTokenCodec(cursorKeys),
+    watches: { places: new WatchPlaces(), draining: draining.signal },
     log,
     now,
   });
@@ -194,6 +197,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     health,
     async close(graceMs) {
       health.enter("draining");
+      draining.abort();
       refresher?.stop();
       stopWatchingCertificates();
       await listener.close(graceMs);

@@ -18,6 +18,7 @@ import { FileFeed } from "../feeds/file-feed.js";
 import { HttpFeed } from "../feeds/http-feed.js";
 import { ingestFeed } from "../ingest/ingest.js";
 import type { Snapshot } from "../ingest/snapshot.js";
+import { ChangeHistory, type EventChange } from "./change-history.js";
 
 const YEAR_MS = 365.25 * 86_400_000;
 /**
@@ -117,6 +118,8 @@ interface CalendarState {
   readonly reader: FeedReader;
   version?: FeedVersion;
   retired: { snapshot: Snapshot; retiredAt: number }[];
+  /** What changed from snapshot to snapshot (ListChanges, WatchChanges). */
+  readonly history: ChangeHistory;
   /** The reload running now (or a settled one). */
   running: Promise<unknown>;
   /** A reload waiting for the running one; later requests join it. */
@@ -125,6 +128,8 @@ interface CalendarState {
 
 export class CalendarStore {
   private readonly states = new Map<string, CalendarState>();
+  /** Told of each snapshot served (onSnapshot). */
+  private readonly listeners = new Set<(calendarId: string, snapshot: Snapshot) => void>();
   private readonly now: () => number;
   private readonly feeds: FeedLimits;
   private readonly limits: (now: number) => ExpansionLimits;
@@ -143,6 +148,7 @@ export class CalendarStore {
         view: { config, stale: false, status: { consecutiveFailures: 0 } },
         reader: feedReader(config, this.feeds),
         retired: [],
+        history: new ChangeHistory(this.now),
         running: Promise.resolve(),
       });
     }
@@ -237,7 +243,29 @@ export class CalendarStore {
     state.version = version;
     this.succeed(state, readAt, snapshot);
     this.prune(state);
+    this.served(state, snapshot);
+  }
+
+  /** Records a newly served snapshot in the calendar's history and tells whoever listens. */
+  private served(state: CalendarState, snapshot: Snapshot): void {
+    state.history.record(snapshot.id, snapshot.versions);
     this.options.onLoaded?.(snapshot);
+    for (const listener of this.listeners) listener(state.view.config.id, snapshot);
+  }
+
+  /** Calls `listener` with each snapshot served from now on, until the returned function is called. */
+  onSnapshot(listener: (calendarId: string, snapshot: Snapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The events that differ between two snapshots of a calendar (the current
+   * one when `to` is not given), composed over the snapshots between; undefined
+   * when this server does not remember one of them (change-history.ts).
+   */
+  changes(calendarId: string, from: string, to?: string): EventChange[] | undefined {
+    return this.states.get(calendarId)?.history.between(from, to);
   }
 
   /**
@@ -260,7 +288,7 @@ export class CalendarStore {
         consecutiveFailures: status.consecutiveFailures + 1,
       },
     };
-    this.options.onLoaded?.(snapshot);
+    this.served(state, snapshot);
   }
 
   private succeed(state: CalendarState, at: number, snapshot: Snapshot | undefined): void {

@@ -120,6 +120,7 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
       "get_user_context",
       "query_free_busy",
       "find_free_slots",
+      "list_changes",
     ]);
     expect(first.tools.every((tool) => tool.type === "function" && tool.function.strict)).toBe(true);
     expect(first.tools[0].function.description).toContain("half-open");

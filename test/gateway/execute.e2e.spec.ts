@@ -56,7 +56,7 @@ describe("what the gateway passes on from a failed call", () => {
       const result = await executor.call(executor.tool(name)!, {}, "token");
       expect(result.isError).toBe(true);
       expect(result.content[0].text).toBe(
-        'internal: the call failed\nWhat to do: The server failed (nothing more is said); retry later, and if it persists give the user metadata "correlation_id".',
+        'internal: the call failed\nWhat to do: Retry later; if it persists, give the user metadata "correlation_id".',
       );
     }
     expect(JSON.stringify(logged)).toContain("secret.example");
@@ -66,7 +66,7 @@ describe("what the gateway passes on from a failed call", () => {
     const { executor, logged } = executorFor("http://127.0.0.1:1");
     const result = await executor.call(executor.tool("list_calendars")!, {}, "token");
     expect(result.content[0].text).toBe(
-      "service_unavailable: the calendar service could not be reached\nWhat to do: the service could not be reached; retry later.",
+      "service_unavailable: the calendar service could not be reached\nWhat to do: retry later.",
     );
     expect(logged[0]).toMatchObject({ tool: "list_calendars", code: "Unavailable" });
   });
@@ -93,7 +93,7 @@ describe("what the gateway passes on from a failed call", () => {
       const result = await executor.call(executor.tool("search_calendar_events")!, args, "an-token");
       expect(result.isError).toBe(true);
       expect(result.content[0].text).toBe(
-        "service_overloaded: the calendar service is busy\nWhat to do: the service is busy; retry shortly.",
+        "service_overloaded: the calendar service is busy\nWhat to do: retry shortly.",
       );
       expect(logged[0]).toMatchObject({ tool: "search_calendar_events", code: "ResourceExhausted" });
     } finally {

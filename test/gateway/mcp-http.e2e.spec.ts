@@ -53,6 +53,7 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
       "get_user_context",
       "query_free_busy",
       "find_free_slots",
+      "list_changes",
     ]);
     const events = eventsOf(await callTool(client, "search_calendar_events", FRIDAY_MORNING));
     expect(events[0]).toMatchObject({ summary: "Design review", window_relation: "crosses_start" });

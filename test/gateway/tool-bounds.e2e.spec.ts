@@ -45,6 +45,7 @@ const VALID: Partial<Record<ToolName, Record<string, unknown>>> = {
     working_days: null,
     limit: null,
   },
+  list_changes: { calendar_ids: ["c00"], change_token: null, page_size: null, page_token: null, timezone: null },
 };
 
 /** One value of one property: at an edge the schema allows, or just past it. */

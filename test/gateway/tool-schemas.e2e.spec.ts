@@ -46,16 +46,20 @@ function everyGatewayCode(): string[] {
   return ["invalid_arguments", "service_unavailable", "service_overloaded"];
 }
 
-/** The codes a tool's description guides: its method's own, one per line, then those any call can get, on one line. */
+/**
+ * The codes a tool's description guides: its method's own, one per line (or
+ * several on a line that points to the tool that explained them first),
+ * then those any call can get, on one line.
+ */
 function errorCodesIn(description: string): string[] {
-  const start = description.indexOf("Refusals come back");
-  const own = start < 0 ? [] : [...description.slice(start).matchAll(/^- ([a-z_]+): /gm)].map((match) => match[1]);
+  const start = description.indexOf("Refusals (isError");
+  const own = start < 0 ? [] : [...description.slice(start).matchAll(/^- ([a-z_, ]+): /gm)].flatMap((match) => match[1].split(", "));
   const anyCall = /^Any call may also fail with: (.*)$/m.exec(description)?.[1] ?? "";
   return [...own, ...[...anyCall.matchAll(/(?:^|; )([a-z_]+) \(/g)].map((match) => match[1])];
 }
 
 describe("tools generated from the proto descriptors", () => {
-  it("offers a tool for each method of the search service", () => {
+  it("offers a tool for each method of the search service but the streaming WatchChanges", () => {
     expect(catalog.tools.map((candidate) => [candidate.name, candidate.method.name])).toEqual([
       ["search_calendar_events", "SearchEvents"],
       ["search_across_calendars", "SearchEventsAcrossCalendars"],
@@ -64,6 +68,7 @@ describe("tools generated from the proto descriptors", () => {
       ["get_user_context", "GetCallerContext"],
       ["query_free_busy", "QueryFreeBusy"],
       ["find_free_slots", "FindFreeSlots"],
+      ["list_changes", "ListChanges"],
     ]);
   });
 
@@ -136,7 +141,7 @@ describe("tools generated from the proto descriptors", () => {
       expect(text).toContain(`- ${code}: `);
     }
     expect(text).not.toMatch(/\bINVALID_INTERVAL\b/);
-    expect(text).toContain("service_overloaded (the service is busy; retry shortly)");
+    expect(text).toContain("service_overloaded (retry shortly)");
   });
 
   it("leaves out the reasons its strict schema makes impossible (match_mode is a closed enum, limit is bounded)", () => {
@@ -186,7 +191,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(27);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(30);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",

@@ -22,12 +22,16 @@ import {
   GetEventResponseSchema,
   ListCalendarsRequestSchema,
   ListCalendarsResponseSchema,
+  ListChangesRequestSchema,
+  ListChangesResponseSchema,
   QueryFreeBusyRequestSchema,
   QueryFreeBusyResponseSchema,
   SearchEventsAcrossCalendarsRequestSchema,
   SearchEventsAcrossCalendarsResponseSchema,
   SearchEventsRequestSchema,
   SearchEventsResponseSchema,
+  WatchChangesRequestSchema,
+  WatchChangesResponseSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { type BadRequest, BadRequestSchema, type ErrorInfo, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
@@ -89,6 +93,24 @@ export class CalqGrpcClient {
 
   queryFreeBusy(request: MessageInitShape<typeof QueryFreeBusyRequestSchema>, token: string | null = this.token ?? null) {
     return this.call(`${SERVICE}/QueryFreeBusy`, QueryFreeBusyRequestSchema, QueryFreeBusyResponseSchema, request, token);
+  }
+
+  listChanges(request: MessageInitShape<typeof ListChangesRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${SERVICE}/ListChanges`, ListChangesRequestSchema, ListChangesResponseSchema, request, token);
+  }
+
+  /** Opens a WatchChanges stream; the caller reads its notices and cancels it. */
+  watchChanges(request: MessageInitShape<typeof WatchChangesRequestSchema>, token: string | null = this.token ?? null) {
+    const metadata = new grpc.Metadata();
+    if (token !== null) metadata.set("authorization", `Bearer ${token}`);
+    for (const [name, value] of Object.entries(this.headers)) metadata.set(name, value);
+    return this.client.makeServerStreamRequest(
+      `${SERVICE}/WatchChanges`,
+      (value: MessageShape<typeof WatchChangesRequestSchema>) => Buffer.from(toBinary(WatchChangesRequestSchema, value)),
+      (bytes: Buffer) => fromBinary(WatchChangesResponseSchema, bytes),
+      create(WatchChangesRequestSchema, request),
+      metadata,
+    );
   }
 
   getCalendarStatus(calendarId = "", token: string | null = this.token ?? null) {

@@ -28,7 +28,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file calq/v1/calendar_service.proto.
  */
 export const file_calq_v1_calendar_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi+gEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEh4KBWxpbWl0GAYgASgFQg/gQQGatRgICAEQZBgUOAgSEwoGY3Vyc29yGAcgASgJQgPgQQESIAoKdGV4dF9xdWVyeRgIIAEoCUIM4EEBmrUYBTDIATgVIoUCCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAkSFAoMY2FsZW5kYXJfaWRzGAggAygJIpQCCiJTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEh4KBWxpbWl0GAYgASgFQg/gQQGatRgICAEQZBgUOAgSEwoGY3Vyc29yGAcgASgJQgPgQQESIAoKdGV4dF9xdWVyeRgIIAEoCUIM4EEBmrUYBTDIATgVIncKDENhbGVuZGFyUmVhZBITCgtjYWxlbmRhcl9pZBgBIAEoCRITCgtzbmFwc2hvdF9pZBgCIAEoCRIuCgpkYXRhX2FzX29mGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgEIAEoCCKoAgojU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVzcG9uc2USKAoGZXZlbnRzGAEgAygLMhguY2FscS52MS5FdmVudE9jY3VycmVuY2USEwoLbmV4dF9jdXJzb3IYAiABKAkSJQoFcXVlcnkYAyABKAsyFi5jYWxxLnYxLlJlc29sdmVkUXVlcnkSKAoJY2FsZW5kYXJzGAQgAygLMhUuY2FscS52MS5DYWxlbmRhclJlYWQSDwoHcGFydGlhbBgFIAEoCBIuCg5wYXJ0aWFsX3JlYXNvbhgGIAEoDjIWLmNhbHEudjEuUGFydGlhbFJlYXNvbhIwCg9jdXJzb3Jfc25hcHNob3QYByABKA4yFy5jYWxxLnYxLkN1cnNvclNuYXBzaG90Iu4CChRTZWFyY2hFdmVudHNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtuZXh0X2N1cnNvchgCIAEoCRIlCgVxdWVyeRgDIAEoCzIWLmNhbHEudjEuUmVzb2x2ZWRRdWVyeRIpCgtjb25zaXN0ZW5jeRgEIAEoDjIULmNhbHEudjEuQ29uc2lzdGVuY3kSEwoLc25hcHNob3RfaWQYBSABKAkSLgoKZGF0YV9hc19vZhgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYByABKAgSDwoHcGFydGlhbBgIIAEoCBIuCg5wYXJ0aWFsX3JlYXNvbhgJIAEoDjIWLmNhbHEudjEuUGFydGlhbFJlYXNvbhIwCg9jdXJzb3Jfc25hcHNob3QYCiABKA4yFy5jYWxxLnYxLkN1cnNvclNuYXBzaG90IrAECg9FdmVudE9jY3VycmVuY2USEAoIZXZlbnRfaWQYASABKAkSCwoDdWlkGAIgASgJEhUKDXJlY3VycmVuY2VfaWQYAyABKAkSEwoLY2FsZW5kYXJfaWQYBCABKAkSDwoHc3VtbWFyeRgFIAEoCRIQCghsb2NhdGlvbhgGIAEoCRIuCgpzdGFydF90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RhcnRfbG9jYWwYCSABKAkSEQoJZW5kX2xvY2FsGAogASgJEg8KB2FsbF9kYXkYCyABKAgSEgoKc3RhcnRfZGF0ZRgMIAEoCRIaChJlbmRfZGF0ZV9leGNsdXNpdmUYDSABKAkSFgoOZXZlbnRfdGltZXpvbmUYDiABKAkSJAoGc3RhdHVzGA8gASgOMhQuY2FscS52MS5FdmVudFN0YXR1cxIrCgx0cmFuc3BhcmVuY3kYECABKA4yFS5jYWxxLnYxLlRyYW5zcGFyZW5jeRIwCg93aW5kb3dfcmVsYXRpb24YESABKA4yFy5jYWxxLnYxLldpbmRvd1JlbGF0aW9uEjEKDWxhc3RfbW9kaWZpZWQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEGRldGFpbHNfd2l0aGhlbGQYEyABKAgiWQoPR2V0RXZlbnRSZXF1ZXN0EhgKC2NhbGVuZGFyX2lkGAEgASgJQgPgQQISFQoIZXZlbnRfaWQYAiABKAlCA+BBAhIVCgh0aW1lem9uZRgDIAEoCUID4EEBIicKBlBlcnNvbhIMCgRuYW1lGAEgASgJEg8KB2FkZHJlc3MYAiABKAkiaAoIQXR0ZW5kZWUSHwoGcGVyc29uGAEgASgLMg8uY2FscS52MS5QZXJzb24SLQoNcGFydGljaXBhdGlvbhgCIAEoDjIWLmNhbHEudjEuUGFydGljaXBhdGlvbhIMCgRyb2xlGAMgASgJIj0KCUV2ZW50TGluaxILCgN1cmwYASABKAkSIwoGc291cmNlGAIgASgOMhMuY2FscS52MS5MaW5rU291cmNlIvUDChBHZXRFdmVudFJlc3BvbnNlEicKBWV2ZW50GAEgASgLMhguY2FscS52MS5FdmVudE9jY3VycmVuY2USEwoLZGVzY3JpcHRpb24YAiABKAkSHQoVZGVzY3JpcHRpb25fdHJ1bmNhdGVkGAMgASgIEiIKCW9yZ2FuaXplchgEIAEoCzIPLmNhbHEudjEuUGVyc29uEiQKCWF0dGVuZGVlcxgFIAMoCzIRLmNhbHEudjEuQXR0ZW5kZWUSFgoOYXR0ZW5kZWVfY291bnQYBiABKAUSIQoFbGlua3MYByADKAsyEi5jYWxxLnYxLkV2ZW50TGluaxISCgpjYXRlZ29yaWVzGAggAygJEi8KDmNsYXNzaWZpY2F0aW9uGAkgASgOMhcuY2FscS52MS5DbGFzc2lmaWNhdGlvbhIYChBkZXRhaWxzX3dpdGhoZWxkGAogASgIEhgKEHJlY3VycmVuY2VfcnVsZXMYCyADKAkSFwoPcmVjdXJyZW5jZV90ZXh0GAwgASgJEhkKEWNhbGVuZGFyX3RpbWV6b25lGA0gASgJEhMKC3NuYXBzaG90X2lkGA4gASgJEi4KCmRhdGFfYXNfb2YYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGBAgASgIIhYKFExpc3RDYWxlbmRhcnNSZXF1ZXN0IkEKFUxpc3RDYWxlbmRhcnNSZXNwb25zZRIoCgljYWxlbmRhcnMYASADKAsyFS5jYWxxLnYxLkNhbGVuZGFySW5mbyK6AQoMQ2FsZW5kYXJJbmZvEgoKAmlkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCgh0aW1lem9uZRgDIAEoCRIPCgdwcmltYXJ5GAQgASgIEi4KCmRhdGFfYXNfb2YYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAYgASgIEhMKC3NoYXJkX2dyb3VwGAcgASgJEhEKCXNoYXJkX2tleRgIIAEoCSIZChdHZXRDYWxsZXJDb250ZXh0UmVxdWVzdCKRAQoYR2V0Q2FsbGVyQ29udGV4dFJlc3BvbnNlEhQKDHByaW5jaXBhbF9pZBgBIAEoCRIQCgh0aW1lem9uZRgCIAEoCRIwCgxjdXJyZW50X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhsKE3ByaW1hcnlfY2FsZW5kYXJfaWQYBCABKAkiggEKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECIrUBCgxCdXN5SW50ZXJ2YWwSLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh8KBGtpbmQYAyABKA4yES5jYWxxLnYxLkJ1c3lLaW5kEhMKC3N0YXJ0X2xvY2FsGAQgASgJEhEKCWVuZF9sb2NhbBgFIAEoCSKuAQoMQ2FsZW5kYXJCdXN5EhMKC2NhbGVuZGFyX2lkGAEgASgJEiMKBGJ1c3kYAiADKAsyFS5jYWxxLnYxLkJ1c3lJbnRlcnZhbBITCgtzbmFwc2hvdF9pZBgDIAEoCRIuCgpkYXRhX2FzX29mGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgFIAEoCBIQCghjb21wbGV0ZRgGIAEoCCLIAgoVUXVlcnlGcmVlQnVzeVJlc3BvbnNlEi4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYAyABKAkSKAoJY2FsZW5kYXJzGAQgAygLMhUuY2FscS52MS5DYWxlbmRhckJ1c3kSJwoIY29tYmluZWQYBSADKAsyFS5jYWxxLnYxLkJ1c3lJbnRlcnZhbBIyCg5jb21wbGV0ZV91bnRpbBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoOcGFydGlhbF9yZWFzb24YByABKA4yFi5jYWxxLnYxLlBhcnRpYWxSZWFzb24ijwMKFEZpbmRGcmVlU2xvdHNSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEigKEGR1cmF0aW9uX21pbnV0ZXMYBSABKAVCDuBBApq1GAcIBRCgCzgXEiYKDHN0ZXBfbWludXRlcxgGIAEoBUIQ4EEBmrUYCQgFEKALGB44FxIwCgl0ZW50YXRpdmUYByABKA4yGC5jYWxxLnYxLlRlbnRhdGl2ZVBvbGljeUID4EECEiAKE3dvcmtpbmdfaG91cnNfc3RhcnQYCCABKAlCA+BBARIeChF3b3JraW5nX2hvdXJzX2VuZBgJIAEoCUID4EEBEiUKDHdvcmtpbmdfZGF5cxgKIAMoBUIP4EEBmrUYCAgBEAcoBzgXEh4KBWxpbWl0GAsgASgFQg/gQQGatRgICAEQMhgKOBcikAEKCEZyZWVTbG90Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkiwQEKFUZpbmRGcmVlU2xvdHNSZXNwb25zZRIgCgVzbG90cxgBIAMoCzIRLmNhbHEudjEuRnJlZVNsb3QSEAoIdGltZXpvbmUYAiABKAkSEAoIY29tcGxldGUYAyABKAgSMgoOY29tcGxldGVfdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDnBhcnRpYWxfcmVhc29uGAUgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uKlwKCU1hdGNoTW9kZRIaChZNQVRDSF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSTUFUQ0hfTU9ERV9PVkVSTEFQEAESGwoXTUFUQ0hfTU9ERV9TVEFSVF9XSVRISU4QAirJAQoOV2luZG93UmVsYXRpb24SHwobV0lORE9XX1JFTEFUSU9OX1VOU1BFQ0lGSUVEEAASGgoWV0lORE9XX1JFTEFUSU9OX0lOU0lERRABEiEKHVdJTkRPV19SRUxBVElPTl9DUk9TU0VTX1NUQVJUEAISHwobV0lORE9XX1JFTEFUSU9OX0NST1NTRVNfRU5EEAMSGQoVV0lORE9XX1JFTEFUSU9OX1NQQU5TEAQSGwoXV0lORE9XX1JFTEFUSU9OX0lOU1RBTlQQBSpECgtDb25zaXN0ZW5jeRIbChdDT05TSVNURU5DWV9VTlNQRUNJRklFRBAAEhgKFENPTlNJU1RFTkNZX1NOQVBTSE9UEAEqhwEKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACEh4KGlBBUlRJQUxfUkVBU09OX0FOU1dFUl9TSVpFEAMqYwoLRXZlbnRTdGF0dXMSHAoYRVZFTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWRVZFTlRfU1RBVFVTX0NPTkZJUk1FRBABEhoKFkVWRU5UX1NUQVRVU19URU5UQVRJVkUQAipjCgxUcmFuc3BhcmVuY3kSHAoYVFJBTlNQQVJFTkNZX1VOU1BFQ0lGSUVEEAASFwoTVFJBTlNQQVJFTkNZX09QQVFVRRABEhwKGFRSQU5TUEFSRU5DWV9UUkFOU1BBUkVOVBACKmoKDkN1cnNvclNuYXBzaG90Eh8KG0NVUlNPUl9TTkFQU0hPVF9VTlNQRUNJRklFRBAAEhgKFENVUlNPUl9TTkFQU0hPVF9IRUxEEAESHQoZQ1VSU09SX1NOQVBTSE9UX1JFQ0hFQ0tFRBACKsABCg1QYXJ0aWNpcGF0aW9uEh0KGVBBUlRJQ0lQQVRJT05fVU5TUEVDSUZJRUQQABIeChpQQVJUSUNJUEFUSU9OX05FRURTX0FDVElPThABEhoKFlBBUlRJQ0lQQVRJT05fQUNDRVBURUQQAhIaChZQQVJUSUNJUEFUSU9OX0RFQ0xJTkVEEAMSGwoXUEFSVElDSVBBVElPTl9URU5UQVRJVkUQBBIbChdQQVJUSUNJUEFUSU9OX0RFTEVHQVRFRBAFKpEBCgpMaW5rU291cmNlEhsKF0xJTktfU09VUkNFX1VOU1BFQ0lGSUVEEAASEwoPTElOS19TT1VSQ0VfVVJMEAESGgoWTElOS19TT1VSQ0VfQ09ORkVSRU5DRRACEhsKF0xJTktfU09VUkNFX0RFU0NSSVBUSU9OEAMSGAoUTElOS19TT1VSQ0VfTE9DQVRJT04QBCqIAQoOQ2xhc3NpZmljYXRpb24SHgoaQ0xBU1NJRklDQVRJT05fVU5TUEVDSUZJRUQQABIZChVDTEFTU0lGSUNBVElPTl9QVUJMSUMQARIaChZDTEFTU0lGSUNBVElPTl9QUklWQVRFEAISHwobQ0xBU1NJRklDQVRJT05fQ09ORklERU5USUFMEAMqUgoIQnVzeUtpbmQSGQoVQlVTWV9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOQlVTWV9LSU5EX0JVU1kQARIXChNCVVNZX0tJTkRfVEVOVEFUSVZFEAIqaQoPVGVudGF0aXZlUG9saWN5EiAKHFRFTlRBVElWRV9QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVURU5UQVRJVkVfUE9MSUNZX0JVU1kQARIZChVURU5UQVRJVkVfUE9MSUNZX0ZSRUUQAjLXBQoPQ2FsZW5kYXJTZXJ2aWNlEmMKDFNlYXJjaEV2ZW50cxIcLmNhbHEudjEuU2VhcmNoRXZlbnRzUmVxdWVzdBodLmNhbHEudjEuU2VhcmNoRXZlbnRzUmVzcG9uc2UiFpACAZK1GA8BAgMEBQYHCAkKCw0VGRoSkgEKG1NlYXJjaEV2ZW50c0Fjcm9zc0NhbGVuZGFycxIrLmNhbHEudjEuU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVxdWVzdBosLmNhbHEudjEuU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVzcG9uc2UiGJACAZK1GBEWAQIDBAUGBwgJCgsNFRkaGxJOCghHZXRFdmVudBIYLmNhbHEudjEuR2V0RXZlbnRSZXF1ZXN0GhkuY2FscS52MS5HZXRFdmVudFJlc3BvbnNlIg2QAgGStRgGAwsNGBkaElMKDUxpc3RDYWxlbmRhcnMSHS5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXF1ZXN0Gh4uY2FscS52MS5MaXN0Q2FsZW5kYXJzUmVzcG9uc2UiA5ACARJcChBHZXRDYWxsZXJDb250ZXh0EiAuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVxdWVzdBohLmNhbHEudjEuR2V0Q2FsbGVyQ29udGV4dFJlc3BvbnNlIgOQAgESYgoNUXVlcnlGcmVlQnVzeRIdLmNhbHEudjEuUXVlcnlGcmVlQnVzeVJlcXVlc3QaHi5jYWxxLnYxLlF1ZXJ5RnJlZUJ1c3lSZXNwb25zZSISkAIBkrUYCxYBAgMEBQYLDRobEmMKDUZpbmRGcmVlU2xvdHMSHS5jYWxxLnYxLkZpbmRGcmVlU2xvdHNSZXF1ZXN0Gh4uY2FscS52MS5GaW5kRnJlZVNsb3RzUmVzcG9uc2UiE5ACAZK1GAwWFwECAwQFBgsNGhtiBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
+  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi+gEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEh4KBWxpbWl0GAYgASgFQg/gQQGatRgICAEQZBgUOAgSEwoGY3Vyc29yGAcgASgJQgPgQQESIAoKdGV4dF9xdWVyeRgIIAEoCUIM4EEBmrUYBTDIATgVIoUCCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAkSFAoMY2FsZW5kYXJfaWRzGAggAygJIpQCCiJTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEh4KBWxpbWl0GAYgASgFQg/gQQGatRgICAEQZBgUOAgSEwoGY3Vyc29yGAcgASgJQgPgQQESIAoKdGV4dF9xdWVyeRgIIAEoCUIM4EEBmrUYBTDIATgVIqQBCgxDYWxlbmRhclJlYWQSEwoLY2FsZW5kYXJfaWQYASABKAkSEwoLc25hcHNob3RfaWQYAiABKAkSLgoKZGF0YV9hc19vZhgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBCABKAgSKwoJZnJlc2huZXNzGCggASgLMhguY2FscS52MS5Tb3VyY2VGcmVzaG5lc3MidQoPU291cmNlRnJlc2huZXNzEjAKDGNoZWNrZWRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY2hhbmdlZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKXAQoSTGlzdENoYW5nZXNSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhIUCgxjaGFuZ2VfdG9rZW4YAiABKAkSIAoJcGFnZV9zaXplGAMgASgFQg2atRgJCAEQ9AMYZDgIEhIKCnBhZ2VfdG9rZW4YBCABKAkSEAoIdGltZXpvbmUYBSABKAkikAEKCFRpbWVTcGFuEi4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkiwAEKC0V2ZW50Q2hhbmdlEhMKC2NhbGVuZGFyX2lkGAEgASgJEhAKCGV2ZW50X2lkGAIgASgJEiEKBGtpbmQYAyABKA4yEy5jYWxxLnYxLkNoYW5nZUtpbmQSEQoJcmVjdXJyaW5nGAQgASgIEg8KB3N1bW1hcnkYBSABKAkSIQoGYmVmb3JlGAYgASgLMhEuY2FscS52MS5UaW1lU3BhbhIgCgVhZnRlchgHIAEoCzIRLmNhbHEudjEuVGltZVNwYW4ilQEKE0xpc3RDaGFuZ2VzUmVzcG9uc2USJQoHY2hhbmdlcxgBIAMoCzIULmNhbHEudjEuRXZlbnRDaGFuZ2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhQKDGNoYW5nZV90b2tlbhgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyUmVhZCI6ChNXYXRjaENoYW5nZXNSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FiKhAQoUV2F0Y2hDaGFuZ2VzUmVzcG9uc2USEwoLY2FsZW5kYXJfaWQYASABKAkSEwoLc25hcHNob3RfaWQYAiABKAkSLgoKZGF0YV9hc19vZhgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFYWRkZWQYBCABKAUSDwoHY2hhbmdlZBgFIAEoBRIPCgdyZW1vdmVkGAYgASgFIqgCCiNTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtuZXh0X2N1cnNvchgCIAEoCRIlCgVxdWVyeRgDIAEoCzIWLmNhbHEudjEuUmVzb2x2ZWRRdWVyeRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyUmVhZBIPCgdwYXJ0aWFsGAUgASgIEi4KDnBhcnRpYWxfcmVhc29uGAYgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgHIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QimwMKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3QSKwoJZnJlc2huZXNzGCggASgLMhguY2FscS52MS5Tb3VyY2VGcmVzaG5lc3MisAQKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGAoQZGV0YWlsc193aXRoaGVsZBgTIAEoCCJZCg9HZXRFdmVudFJlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhIVCghldmVudF9pZBgCIAEoCUID4EECEhUKCHRpbWV6b25lGAMgASgJQgPgQQEiJwoGUGVyc29uEgwKBG5hbWUYASABKAkSDwoHYWRkcmVzcxgCIAEoCSJoCghBdHRlbmRlZRIfCgZwZXJzb24YASABKAsyDy5jYWxxLnYxLlBlcnNvbhItCg1wYXJ0aWNpcGF0aW9uGAIgASgOMhYuY2FscS52MS5QYXJ0aWNpcGF0aW9uEgwKBHJvbGUYAyABKAkiPQoJRXZlbnRMaW5rEgsKA3VybBgBIAEoCRIjCgZzb3VyY2UYAiABKA4yEy5jYWxxLnYxLkxpbmtTb3VyY2UiogQKEEdldEV2ZW50UmVzcG9uc2USJwoFZXZlbnQYASABKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtkZXNjcmlwdGlvbhgCIAEoCRIdChVkZXNjcmlwdGlvbl90cnVuY2F0ZWQYAyABKAgSIgoJb3JnYW5pemVyGAQgASgLMg8uY2FscS52MS5QZXJzb24SJAoJYXR0ZW5kZWVzGAUgAygLMhEuY2FscS52MS5BdHRlbmRlZRIWCg5hdHRlbmRlZV9jb3VudBgGIAEoBRIhCgVsaW5rcxgHIAMoCzISLmNhbHEudjEuRXZlbnRMaW5rEhIKCmNhdGVnb3JpZXMYCCADKAkSLwoOY2xhc3NpZmljYXRpb24YCSABKA4yFy5jYWxxLnYxLkNsYXNzaWZpY2F0aW9uEhgKEGRldGFpbHNfd2l0aGhlbGQYCiABKAgSGAoQcmVjdXJyZW5jZV9ydWxlcxgLIAMoCRIXCg9yZWN1cnJlbmNlX3RleHQYDCABKAkSGQoRY2FsZW5kYXJfdGltZXpvbmUYDSABKAkSEwoLc25hcHNob3RfaWQYDiABKAkSLgoKZGF0YV9hc19vZhgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYECABKAgSKwoJZnJlc2huZXNzGCggASgLMhguY2FscS52MS5Tb3VyY2VGcmVzaG5lc3MiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIucBCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgSEwoLc2hhcmRfZ3JvdXAYByABKAkSEQoJc2hhcmRfa2V5GAggASgJEisKCWZyZXNobmVzcxgoIAEoCzIYLmNhbHEudjEuU291cmNlRnJlc2huZXNzIhkKF0dldENhbGxlckNvbnRleHRSZXF1ZXN0IpEBChhHZXRDYWxsZXJDb250ZXh0UmVzcG9uc2USFAoMcHJpbmNpcGFsX2lkGAEgASgJEhAKCHRpbWV6b25lGAIgASgJEjAKDGN1cnJlbnRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoTcHJpbWFyeV9jYWxlbmRhcl9pZBgEIAEoCSKCAQoUUXVlcnlGcmVlQnVzeVJlcXVlc3QSIwoMY2FsZW5kYXJfaWRzGAEgAygJQg3gQQKatRgGIAEoMjgWEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQIitQEKDEJ1c3lJbnRlcnZhbBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoEa2luZBgDIAEoDjIRLmNhbHEudjEuQnVzeUtpbmQSEwoLc3RhcnRfbG9jYWwYBCABKAkSEQoJZW5kX2xvY2FsGAUgASgJItsBCgxDYWxlbmRhckJ1c3kSEwoLY2FsZW5kYXJfaWQYASABKAkSIwoEYnVzeRgCIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEhMKC3NuYXBzaG90X2lkGAMgASgJEi4KCmRhdGFfYXNfb2YYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAUgASgIEhAKCGNvbXBsZXRlGAYgASgIEisKCWZyZXNobmVzcxgoIAEoCzIYLmNhbHEudjEuU291cmNlRnJlc2huZXNzIsgCChVRdWVyeUZyZWVCdXN5UmVzcG9uc2USLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZW5kX2V4Y2x1c2l2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0aW1lem9uZRgDIAEoCRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyQnVzeRInCghjb21iaW5lZBgFIAMoCzIVLmNhbHEudjEuQnVzeUludGVydmFsEjIKDmNvbXBsZXRlX3VudGlsGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCg5wYXJ0aWFsX3JlYXNvbhgHIAEoDjIWLmNhbHEudjEuUGFydGlhbFJlYXNvbiKPAwoURmluZEZyZWVTbG90c1JlcXVlc3QSIwoMY2FsZW5kYXJfaWRzGAEgAygJQg3gQQKatRgGIAEoMjgWEhIKBXN0YXJ0GAIgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgDIAEoCUID4EECEhUKCHRpbWV6b25lGAQgASgJQgPgQQISKAoQZHVyYXRpb25fbWludXRlcxgFIAEoBUIO4EECmrUYBwgFEKALOBcSJgoMc3RlcF9taW51dGVzGAYgASgFQhDgQQGatRgJCAUQoAsYHjgXEjAKCXRlbnRhdGl2ZRgHIAEoDjIYLmNhbHEudjEuVGVudGF0aXZlUG9saWN5QgPgQQISIAoTd29ya2luZ19ob3Vyc19zdGFydBgIIAEoCUID4EEBEh4KEXdvcmtpbmdfaG91cnNfZW5kGAkgASgJQgPgQQESJQoMd29ya2luZ19kYXlzGAogAygFQg/gQQGatRgICAEQBygHOBcSHgoFbGltaXQYCyABKAVCD+BBAZq1GAgIARAyGAo4FyKQAQoIRnJlZVNsb3QSLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3N0YXJ0X2xvY2FsGAMgASgJEhEKCWVuZF9sb2NhbBgEIAEoCSLBAQoVRmluZEZyZWVTbG90c1Jlc3BvbnNlEiAKBXNsb3RzGAEgAygLMhEuY2FscS52MS5GcmVlU2xvdBIQCgh0aW1lem9uZRgCIAEoCRIQCghjb21wbGV0ZRgDIAEoCBIyCg5jb21wbGV0ZV91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoOcGFydGlhbF9yZWFzb24YBSABKA4yFi5jYWxxLnYxLlBhcnRpYWxSZWFzb24qXAoJTWF0Y2hNb2RlEhoKFk1BVENIX01PREVfVU5TUEVDSUZJRUQQABIWChJNQVRDSF9NT0RFX09WRVJMQVAQARIbChdNQVRDSF9NT0RFX1NUQVJUX1dJVEhJThACKskBCg5XaW5kb3dSZWxhdGlvbhIfChtXSU5ET1dfUkVMQVRJT05fVU5TUEVDSUZJRUQQABIaChZXSU5ET1dfUkVMQVRJT05fSU5TSURFEAESIQodV0lORE9XX1JFTEFUSU9OX0NST1NTRVNfU1RBUlQQAhIfChtXSU5ET1dfUkVMQVRJT05fQ1JPU1NFU19FTkQQAxIZChVXSU5ET1dfUkVMQVRJT05fU1BBTlMQBBIbChdXSU5ET1dfUkVMQVRJT05fSU5TVEFOVBAFKkQKC0NvbnNpc3RlbmN5EhsKF0NPTlNJU1RFTkNZX1VOU1BFQ0lGSUVEEAASGAoUQ09OU0lTVEVOQ1lfU05BUFNIT1QQASqHAQoNUGFydGlhbFJlYXNvbhIeChpQQVJUSUFMX1JFQVNPTl9VTlNQRUNJRklFRBAAEhkKFVBBUlRJQUxfUkVBU09OX0JVREdFVBABEhsKF1BBUlRJQUxfUkVBU09OX0RFQURMSU5FEAISHgoaUEFSVElBTF9SRUFTT05fQU5TV0VSX1NJWkUQAypjCgtFdmVudFN0YXR1cxIcChhFVkVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZFVkVOVF9TVEFUVVNfQ09ORklSTUVEEAESGgoWRVZFTlRfU1RBVFVTX1RFTlRBVElWRRACKmMKDFRyYW5zcGFyZW5jeRIcChhUUkFOU1BBUkVOQ1lfVU5TUEVDSUZJRUQQABIXChNUUkFOU1BBUkVOQ1lfT1BBUVVFEAESHAoYVFJBTlNQQVJFTkNZX1RSQU5TUEFSRU5UEAIqcgoKQ2hhbmdlS2luZBIbChdDSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhUKEUNIQU5HRV9LSU5EX0FEREVEEAESFwoTQ0hBTkdFX0tJTkRfQ0hBTkdFRBACEhcKE0NIQU5HRV9LSU5EX1JFTU9WRUQQAypqCg5DdXJzb3JTbmFwc2hvdBIfChtDVVJTT1JfU05BUFNIT1RfVU5TUEVDSUZJRUQQABIYChRDVVJTT1JfU05BUFNIT1RfSEVMRBABEh0KGUNVUlNPUl9TTkFQU0hPVF9SRUNIRUNLRUQQAirAAQoNUGFydGljaXBhdGlvbhIdChlQQVJUSUNJUEFUSU9OX1VOU1BFQ0lGSUVEEAASHgoaUEFSVElDSVBBVElPTl9ORUVEU19BQ1RJT04QARIaChZQQVJUSUNJUEFUSU9OX0FDQ0VQVEVEEAISGgoWUEFSVElDSVBBVElPTl9ERUNMSU5FRBADEhsKF1BBUlRJQ0lQQVRJT05fVEVOVEFUSVZFEAQSGwoXUEFSVElDSVBBVElPTl9ERUxFR0FURUQQBSqRAQoKTGlua1NvdXJjZRIbChdMSU5LX1NPVVJDRV9VTlNQRUNJRklFRBAAEhMKD0xJTktfU09VUkNFX1VSTBABEhoKFkxJTktfU09VUkNFX0NPTkZFUkVOQ0UQAhIbChdMSU5LX1NPVVJDRV9ERVNDUklQVElPThADEhgKFExJTktfU09VUkNFX0xPQ0FUSU9OEAQqiAEKDkNsYXNzaWZpY2F0aW9uEh4KGkNMQVNTSUZJQ0FUSU9OX1VOU1BFQ0lGSUVEEAASGQoVQ0xBU1NJRklDQVRJT05fUFVCTElDEAESGgoWQ0xBU1NJRklDQVRJT05fUFJJVkFURRACEh8KG0NMQVNTSUZJQ0FUSU9OX0NPTkZJREVOVElBTBADKlIKCEJ1c3lLaW5kEhkKFUJVU1lfS0lORF9VTlNQRUNJRklFRBAAEhIKDkJVU1lfS0lORF9CVVNZEAESFwoTQlVTWV9LSU5EX1RFTlRBVElWRRACKmkKD1RlbnRhdGl2ZVBvbGljeRIgChxURU5UQVRJVkVfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGQoVVEVOVEFUSVZFX1BPTElDWV9CVVNZEAESGQoVVEVOVEFUSVZFX1BPTElDWV9GUkVFEAIykQcKD0NhbGVuZGFyU2VydmljZRJjCgxTZWFyY2hFdmVudHMSHC5jYWxxLnYxLlNlYXJjaEV2ZW50c1JlcXVlc3QaHS5jYWxxLnYxLlNlYXJjaEV2ZW50c1Jlc3BvbnNlIhaQAgGStRgPAQIDBAUGBwgJCgsNFRkaEpIBChtTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnMSKy5jYWxxLnYxLlNlYXJjaEV2ZW50c0Fjcm9zc0NhbGVuZGFyc1JlcXVlc3QaLC5jYWxxLnYxLlNlYXJjaEV2ZW50c0Fjcm9zc0NhbGVuZGFyc1Jlc3BvbnNlIhiQAgGStRgRFgECAwQFBgcICQoLDRUZGhsSTgoIR2V0RXZlbnQSGC5jYWxxLnYxLkdldEV2ZW50UmVxdWVzdBoZLmNhbHEudjEuR2V0RXZlbnRSZXNwb25zZSINkAIBkrUYBgMLDRgZGhJTCg1MaXN0Q2FsZW5kYXJzEh0uY2FscS52MS5MaXN0Q2FsZW5kYXJzUmVxdWVzdBoeLmNhbHEudjEuTGlzdENhbGVuZGFyc1Jlc3BvbnNlIgOQAgESXAoQR2V0Q2FsbGVyQ29udGV4dBIgLmNhbHEudjEuR2V0Q2FsbGVyQ29udGV4dFJlcXVlc3QaIS5jYWxxLnYxLkdldENhbGxlckNvbnRleHRSZXNwb25zZSIDkAIBEloKC0xpc3RDaGFuZ2VzEhsuY2FscS52MS5MaXN0Q2hhbmdlc1JlcXVlc3QaHC5jYWxxLnYxLkxpc3RDaGFuZ2VzUmVzcG9uc2UiEJACAZK1GAkWCAMLDTIzGhsSXAoMV2F0Y2hDaGFuZ2VzEhwuY2FscS52MS5XYXRjaENoYW5nZXNSZXF1ZXN0Gh0uY2FscS52MS5XYXRjaENoYW5nZXNSZXNwb25zZSINkAIBkrUYBhYLDTQaGzABEmIKDVF1ZXJ5RnJlZUJ1c3kSHS5jYWxxLnYxLlF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0Gh4uY2FscS52MS5RdWVyeUZyZWVCdXN5UmVzcG9uc2UiEpACAZK1GAsWAQIDBAUGCw0aGxJjCg1GaW5kRnJlZVNsb3RzEh0uY2FscS52MS5GaW5kRnJlZVNsb3RzUmVxdWVzdBoeLmNhbHEudjEuRmluZEZyZWVTbG90c1Jlc3BvbnNlIhOQAgGStRgMFhcBAgMEBQYLDRobYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
 
 /**
  * Every field has exactly one meaning; nothing is guessed.
@@ -299,6 +299,13 @@ export type CalendarRead = Message<"calq.v1.CalendarRead"> & {
    * @generated from field: bool stale = 4;
    */
   stale: boolean;
+
+  /**
+   * The calendar's source freshness (see SourceFreshness).
+   *
+   * @generated from field: calq.v1.SourceFreshness freshness = 40;
+   */
+  freshness?: SourceFreshness | undefined;
 };
 
 /**
@@ -307,6 +314,319 @@ export type CalendarRead = Message<"calq.v1.CalendarRead"> & {
  */
 export const CalendarReadSchema: GenMessage<CalendarRead> = /*@__PURE__*/
   messageDesc(file_calq_v1_calendar_service, 3);
+
+/**
+ * How fresh a calendar's data is: when calq last looked at its source, and
+ * when the source last changed. Unset times are unknown (the source was
+ * never read whole).
+ *
+ * @generated from message calq.v1.SourceFreshness
+ */
+export type SourceFreshness = Message<"calq.v1.SourceFreshness"> & {
+  /**
+   * When calq last read the source, or found it unchanged, without failure.
+   *
+   * @generated from field: google.protobuf.Timestamp checked_time = 1;
+   */
+  checkedTime?: Timestamp | undefined;
+
+  /**
+   * When calq first read the data it serves now: the source's last change
+   * that calq saw.
+   *
+   * @generated from field: google.protobuf.Timestamp changed_time = 2;
+   */
+  changedTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message calq.v1.SourceFreshness.
+ * Use `create(SourceFreshnessSchema)` to create a new message.
+ */
+export const SourceFreshnessSchema: GenMessage<SourceFreshness> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 4);
+
+/**
+ * Asks what changed in calendars since a change token.
+ *
+ * @generated from message calq.v1.ListChangesRequest
+ */
+export type ListChangesRequest = Message<"calq.v1.ListChangesRequest"> & {
+  /**
+   * Calendar ids, "primary" for the caller's own; the token is bound to
+   * this set.
+   *
+   * @generated from field: repeated string calendar_ids = 1;
+   */
+  calendarIds: string[];
+
+  /**
+   * The `change_token` of an earlier answer; empty for the first call.
+   *
+   * @generated from field: string change_token = 2;
+   */
+  changeToken: string;
+
+  /**
+   * Changes per page.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * The `next_page_token` of the page before; empty for the first page.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+
+  /**
+   * IANA zone for local times; empty for UTC.
+   *
+   * @generated from field: string timezone = 5;
+   */
+  timezone: string;
+};
+
+/**
+ * Describes the message calq.v1.ListChangesRequest.
+ * Use `create(ListChangesRequestSchema)` to create a new message.
+ */
+export const ListChangesRequestSchema: GenMessage<ListChangesRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 5);
+
+/**
+ * The time an event covers: a single event's start and end, or from a
+ * series' first occurrence to the end of its last.
+ *
+ * @generated from message calq.v1.TimeSpan
+ */
+export type TimeSpan = Message<"calq.v1.TimeSpan"> & {
+  /**
+   * First instant covered.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 1;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * First instant after it; unset for a series without end.
+   *
+   * @generated from field: google.protobuf.Timestamp end_time = 2;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * `start_time` as RFC 3339 with the offset of the request's zone.
+   *
+   * @generated from field: string start_local = 3;
+   */
+  startLocal: string;
+
+  /**
+   * `end_time` likewise; empty for a series without end.
+   *
+   * @generated from field: string end_local = 4;
+   */
+  endLocal: string;
+};
+
+/**
+ * Describes the message calq.v1.TimeSpan.
+ * Use `create(TimeSpanSchema)` to create a new message.
+ */
+export const TimeSpanSchema: GenMessage<TimeSpan> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 6);
+
+/**
+ * One event that changed.
+ *
+ * @generated from message calq.v1.EventChange
+ */
+export type EventChange = Message<"calq.v1.EventChange"> & {
+  /**
+   * The calendar it belongs to.
+   *
+   * @generated from field: string calendar_id = 1;
+   */
+  calendarId: string;
+
+  /**
+   * A single event's event_id; for a series, the start every event_id of its
+   * occurrences shares (followed there by "_" and the slot).
+   *
+   * @generated from field: string event_id = 2;
+   */
+  eventId: string;
+
+  /**
+   * Added, changed or removed.
+   *
+   * @generated from field: calq.v1.ChangeKind kind = 3;
+   */
+  kind: ChangeKind;
+
+  /**
+   * True for a series.
+   *
+   * @generated from field: bool recurring = 4;
+   */
+  recurring: boolean;
+
+  /**
+   * Its summary now (before, when removed); empty when withheld from a
+   * caller who reads the calendar only through calendar.read.any.
+   *
+   * @generated from field: string summary = 5;
+   */
+  summary: string;
+
+  /**
+   * The span it covered before; unset when added.
+   *
+   * @generated from field: calq.v1.TimeSpan before = 6;
+   */
+  before?: TimeSpan | undefined;
+
+  /**
+   * The span it covers now; unset when removed. Search the union of the two
+   * spans to see the occurrences that changed.
+   *
+   * @generated from field: calq.v1.TimeSpan after = 7;
+   */
+  after?: TimeSpan | undefined;
+};
+
+/**
+ * Describes the message calq.v1.EventChange.
+ * Use `create(EventChangeSchema)` to create a new message.
+ */
+export const EventChangeSchema: GenMessage<EventChange> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 7);
+
+/**
+ * What changed, a page at a time.
+ *
+ * @generated from message calq.v1.ListChangesResponse
+ */
+export type ListChangesResponse = Message<"calq.v1.ListChangesResponse"> & {
+  /**
+   * The changes of this page, by calendar_id and then event_id.
+   *
+   * @generated from field: repeated calq.v1.EventChange changes = 1;
+   */
+  changes: EventChange[];
+
+  /**
+   * Set when more changes of this answer follow: send it as `page_token`
+   * with the same request.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * Set on the last page (and on the answer to a first call): keep it and
+   * send it as `change_token` next time to learn what changed after this
+   * answer.
+   *
+   * @generated from field: string change_token = 3;
+   */
+  changeToken: string;
+
+  /**
+   * The calendars, each at the snapshot these changes lead to.
+   *
+   * @generated from field: repeated calq.v1.CalendarRead calendars = 4;
+   */
+  calendars: CalendarRead[];
+};
+
+/**
+ * Describes the message calq.v1.ListChangesResponse.
+ * Use `create(ListChangesResponseSchema)` to create a new message.
+ */
+export const ListChangesResponseSchema: GenMessage<ListChangesResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 8);
+
+/**
+ * Asks for a notice per new snapshot of calendars.
+ *
+ * @generated from message calq.v1.WatchChangesRequest
+ */
+export type WatchChangesRequest = Message<"calq.v1.WatchChangesRequest"> & {
+  /**
+   * Calendar ids, "primary" naming the caller's own, as QueryFreeBusy takes
+   * them.
+   *
+   * @generated from field: repeated string calendar_ids = 1;
+   */
+  calendarIds: string[];
+};
+
+/**
+ * Describes the message calq.v1.WatchChangesRequest.
+ * Use `create(WatchChangesRequestSchema)` to create a new message.
+ */
+export const WatchChangesRequestSchema: GenMessage<WatchChangesRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 9);
+
+/**
+ * A notice: a calendar has a new snapshot.
+ *
+ * @generated from message calq.v1.WatchChangesResponse
+ */
+export type WatchChangesResponse = Message<"calq.v1.WatchChangesResponse"> & {
+  /**
+   * The calendar.
+   *
+   * @generated from field: string calendar_id = 1;
+   */
+  calendarId: string;
+
+  /**
+   * Its new snapshot. Opaque.
+   *
+   * @generated from field: string snapshot_id = 2;
+   */
+  snapshotId: string;
+
+  /**
+   * When the snapshot's data was read.
+   *
+   * @generated from field: google.protobuf.Timestamp data_as_of = 3;
+   */
+  dataAsOf?: Timestamp | undefined;
+
+  /**
+   * Events added since the notice before for this calendar (0 in the first).
+   *
+   * @generated from field: int32 added = 4;
+   */
+  added: number;
+
+  /**
+   * Events changed since then.
+   *
+   * @generated from field: int32 changed = 5;
+   */
+  changed: number;
+
+  /**
+   * Events removed since then.
+   *
+   * @generated from field: int32 removed = 6;
+   */
+  removed: number;
+};
+
+/**
+ * Describes the message calq.v1.WatchChangesResponse.
+ * Use `create(WatchChangesResponseSchema)` to create a new message.
+ */
+export const WatchChangesResponseSchema: GenMessage<WatchChangesResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 10);
 
 /**
  * One page of the merged occurrences of several calendars, in order of
@@ -378,7 +698,7 @@ export type SearchEventsAcrossCalendarsResponse = Message<"calq.v1.SearchEventsA
  * Use `create(SearchEventsAcrossCalendarsResponseSchema)` to create a new message.
  */
 export const SearchEventsAcrossCalendarsResponseSchema: GenMessage<SearchEventsAcrossCalendarsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 4);
+  messageDesc(file_calq_v1_calendar_service, 11);
 
 /**
  * One page of matching occurrences, in order of (start instant, event_id)
@@ -477,6 +797,14 @@ export type SearchEventsResponse = Message<"calq.v1.SearchEventsResponse"> & {
    * @generated from field: calq.v1.CursorSnapshot cursor_snapshot = 10;
    */
   cursorSnapshot: CursorSnapshot;
+
+  /**
+   * The calendar's source freshness: when calq last checked the source, and
+   * when it last changed.
+   *
+   * @generated from field: calq.v1.SourceFreshness freshness = 40;
+   */
+  freshness?: SourceFreshness | undefined;
 };
 
 /**
@@ -484,7 +812,7 @@ export type SearchEventsResponse = Message<"calq.v1.SearchEventsResponse"> & {
  * Use `create(SearchEventsResponseSchema)` to create a new message.
  */
 export const SearchEventsResponseSchema: GenMessage<SearchEventsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 5);
+  messageDesc(file_calq_v1_calendar_service, 12);
 
 /**
  * One occurrence of an event: a half-open interval of instants
@@ -648,7 +976,7 @@ export type EventOccurrence = Message<"calq.v1.EventOccurrence"> & {
  * Use `create(EventOccurrenceSchema)` to create a new message.
  */
 export const EventOccurrenceSchema: GenMessage<EventOccurrence> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 6);
+  messageDesc(file_calq_v1_calendar_service, 13);
 
 /**
  * Asks for one occurrence of an event.
@@ -685,7 +1013,7 @@ export type GetEventRequest = Message<"calq.v1.GetEventRequest"> & {
  * Use `create(GetEventRequestSchema)` to create a new message.
  */
 export const GetEventRequestSchema: GenMessage<GetEventRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 7);
+  messageDesc(file_calq_v1_calendar_service, 14);
 
 /**
  * Someone named by the event.
@@ -714,7 +1042,7 @@ export type Person = Message<"calq.v1.Person"> & {
  * Use `create(PersonSchema)` to create a new message.
  */
 export const PersonSchema: GenMessage<Person> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 8);
+  messageDesc(file_calq_v1_calendar_service, 15);
 
 /**
  * An invited participant (ATTENDEE).
@@ -750,7 +1078,7 @@ export type Attendee = Message<"calq.v1.Attendee"> & {
  * Use `create(AttendeeSchema)` to create a new message.
  */
 export const AttendeeSchema: GenMessage<Attendee> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 9);
+  messageDesc(file_calq_v1_calendar_service, 16);
 
 /**
  * An http(s) link of the event.
@@ -778,7 +1106,7 @@ export type EventLink = Message<"calq.v1.EventLink"> & {
  * Use `create(EventLinkSchema)` to create a new message.
  */
 export const EventLinkSchema: GenMessage<EventLink> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 10);
+  messageDesc(file_calq_v1_calendar_service, 17);
 
 /**
  * One occurrence and everything calq keeps about its event.
@@ -910,6 +1238,13 @@ export type GetEventResponse = Message<"calq.v1.GetEventResponse"> & {
    * @generated from field: bool stale = 16;
    */
   stale: boolean;
+
+  /**
+   * The calendar's source freshness.
+   *
+   * @generated from field: calq.v1.SourceFreshness freshness = 40;
+   */
+  freshness?: SourceFreshness | undefined;
 };
 
 /**
@@ -917,7 +1252,7 @@ export type GetEventResponse = Message<"calq.v1.GetEventResponse"> & {
  * Use `create(GetEventResponseSchema)` to create a new message.
  */
 export const GetEventResponseSchema: GenMessage<GetEventResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 11);
+  messageDesc(file_calq_v1_calendar_service, 18);
 
 /**
  * Lists the calendars the caller may read. Takes no arguments: the caller is
@@ -933,7 +1268,7 @@ export type ListCalendarsRequest = Message<"calq.v1.ListCalendarsRequest"> & {
  * Use `create(ListCalendarsRequestSchema)` to create a new message.
  */
 export const ListCalendarsRequestSchema: GenMessage<ListCalendarsRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 12);
+  messageDesc(file_calq_v1_calendar_service, 19);
 
 /**
  * The calendars the caller may read.
@@ -954,7 +1289,7 @@ export type ListCalendarsResponse = Message<"calq.v1.ListCalendarsResponse"> & {
  * Use `create(ListCalendarsResponseSchema)` to create a new message.
  */
 export const ListCalendarsResponseSchema: GenMessage<ListCalendarsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 13);
+  messageDesc(file_calq_v1_calendar_service, 20);
 
 /**
  * A calendar the caller may read.
@@ -1027,6 +1362,14 @@ export type CalendarInfo = Message<"calq.v1.CalendarInfo"> & {
    * @generated from field: string shard_key = 8;
    */
   shardKey: string;
+
+  /**
+   * The calendar's source freshness; unset times for a calendar of another
+   * shard group, whose source this replica does not read.
+   *
+   * @generated from field: calq.v1.SourceFreshness freshness = 40;
+   */
+  freshness?: SourceFreshness | undefined;
 };
 
 /**
@@ -1034,7 +1377,7 @@ export type CalendarInfo = Message<"calq.v1.CalendarInfo"> & {
  * Use `create(CalendarInfoSchema)` to create a new message.
  */
 export const CalendarInfoSchema: GenMessage<CalendarInfo> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 14);
+  messageDesc(file_calq_v1_calendar_service, 21);
 
 /**
  * Asks who the caller is. Takes no arguments.
@@ -1049,7 +1392,7 @@ export type GetCallerContextRequest = Message<"calq.v1.GetCallerContextRequest">
  * Use `create(GetCallerContextRequestSchema)` to create a new message.
  */
 export const GetCallerContextRequestSchema: GenMessage<GetCallerContextRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 15);
+  messageDesc(file_calq_v1_calendar_service, 22);
 
 /**
  * Facts about the caller needed to turn relative phrases into instants.
@@ -1092,7 +1435,7 @@ export type GetCallerContextResponse = Message<"calq.v1.GetCallerContextResponse
  * Use `create(GetCallerContextResponseSchema)` to create a new message.
  */
 export const GetCallerContextResponseSchema: GenMessage<GetCallerContextResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 16);
+  messageDesc(file_calq_v1_calendar_service, 23);
 
 /**
  * Asks when calendars are busy in a window.
@@ -1149,7 +1492,7 @@ export type QueryFreeBusyRequest = Message<"calq.v1.QueryFreeBusyRequest"> & {
  * Use `create(QueryFreeBusyRequestSchema)` to create a new message.
  */
 export const QueryFreeBusyRequestSchema: GenMessage<QueryFreeBusyRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 17);
+  messageDesc(file_calq_v1_calendar_service, 24);
 
 /**
  * A half-open interval [start_time, end_time) of blocked time, within the window.
@@ -1198,7 +1541,7 @@ export type BusyInterval = Message<"calq.v1.BusyInterval"> & {
  * Use `create(BusyIntervalSchema)` to create a new message.
  */
 export const BusyIntervalSchema: GenMessage<BusyInterval> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 18);
+  messageDesc(file_calq_v1_calendar_service, 25);
 
 /**
  * The blocked time of one calendar.
@@ -1249,6 +1592,13 @@ export type CalendarBusy = Message<"calq.v1.CalendarBusy"> & {
    * @generated from field: bool complete = 6;
    */
   complete: boolean;
+
+  /**
+   * The calendar's source freshness.
+   *
+   * @generated from field: calq.v1.SourceFreshness freshness = 40;
+   */
+  freshness?: SourceFreshness | undefined;
 };
 
 /**
@@ -1256,7 +1606,7 @@ export type CalendarBusy = Message<"calq.v1.CalendarBusy"> & {
  * Use `create(CalendarBusySchema)` to create a new message.
  */
 export const CalendarBusySchema: GenMessage<CalendarBusy> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 19);
+  messageDesc(file_calq_v1_calendar_service, 26);
 
 /**
  * When the calendars asked for are busy.
@@ -1326,7 +1676,7 @@ export type QueryFreeBusyResponse = Message<"calq.v1.QueryFreeBusyResponse"> & {
  * Use `create(QueryFreeBusyResponseSchema)` to create a new message.
  */
 export const QueryFreeBusyResponseSchema: GenMessage<QueryFreeBusyResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 20);
+  messageDesc(file_calq_v1_calendar_service, 27);
 
 /**
  * A slot is a half-open interval [start, start + duration) of instants,
@@ -1429,7 +1779,7 @@ export type FindFreeSlotsRequest = Message<"calq.v1.FindFreeSlotsRequest"> & {
  * Use `create(FindFreeSlotsRequestSchema)` to create a new message.
  */
 export const FindFreeSlotsRequestSchema: GenMessage<FindFreeSlotsRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 21);
+  messageDesc(file_calq_v1_calendar_service, 28);
 
 /**
  * One free slot: the half-open interval [start_time, end_time).
@@ -1471,7 +1821,7 @@ export type FreeSlot = Message<"calq.v1.FreeSlot"> & {
  * Use `create(FreeSlotSchema)` to create a new message.
  */
 export const FreeSlotSchema: GenMessage<FreeSlot> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 22);
+  messageDesc(file_calq_v1_calendar_service, 29);
 
 /**
  * The first free slots, in start order.
@@ -1524,7 +1874,7 @@ export type FindFreeSlotsResponse = Message<"calq.v1.FindFreeSlotsResponse"> & {
  * Use `create(FindFreeSlotsResponseSchema)` to create a new message.
  */
 export const FindFreeSlotsResponseSchema: GenMessage<FindFreeSlotsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 23);
+  messageDesc(file_calq_v1_calendar_service, 30);
 
 /**
  * How an occurrence must sit against the window to be returned.
@@ -1770,6 +2120,48 @@ export const TransparencySchema: GenEnum<Transparency> = /*@__PURE__*/
   enumDesc(file_calq_v1_calendar_service, 5);
 
 /**
+ * What happened to an event between two snapshots.
+ *
+ * @generated from enum calq.v1.ChangeKind
+ */
+export enum ChangeKind {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: CHANGE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The event is new.
+   *
+   * @generated from enum value: CHANGE_KIND_ADDED = 1;
+   */
+  ADDED = 1,
+
+  /**
+   * The event is still there but differs: its times, its text, its status,
+   * or, for a series, its rule, exceptions or any one occurrence.
+   *
+   * @generated from enum value: CHANGE_KIND_CHANGED = 2;
+   */
+  CHANGED = 2,
+
+  /**
+   * The event is gone, or cancelled.
+   *
+   * @generated from enum value: CHANGE_KIND_REMOVED = 3;
+   */
+  REMOVED = 3,
+}
+
+/**
+ * Describes the enum calq.v1.ChangeKind.
+ */
+export const ChangeKindSchema: GenEnum<ChangeKind> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 6);
+
+/**
  * How a server found the snapshot a cursor pages through. A snapshot's id is
  * a digest of the feed's bytes and how they were read, so any replica that
  * read the same version of the feed, and the same server after a restart,
@@ -1806,7 +2198,7 @@ export enum CursorSnapshot {
  * Describes the enum calq.v1.CursorSnapshot.
  */
 export const CursorSnapshotSchema: GenEnum<CursorSnapshot> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 6);
+  enumDesc(file_calq_v1_calendar_service, 7);
 
 /**
  * How an attendee answered the invitation (PARTSTAT).
@@ -1861,7 +2253,7 @@ export enum Participation {
  * Describes the enum calq.v1.Participation.
  */
 export const ParticipationSchema: GenEnum<Participation> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 7);
+  enumDesc(file_calq_v1_calendar_service, 8);
 
 /**
  * Where a link was found.
@@ -1909,7 +2301,7 @@ export enum LinkSource {
  * Describes the enum calq.v1.LinkSource.
  */
 export const LinkSourceSchema: GenEnum<LinkSource> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 8);
+  enumDesc(file_calq_v1_calendar_service, 9);
 
 /**
  * The event's CLASS.
@@ -1950,7 +2342,7 @@ export enum Classification {
  * Describes the enum calq.v1.Classification.
  */
 export const ClassificationSchema: GenEnum<Classification> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 9);
+  enumDesc(file_calq_v1_calendar_service, 10);
 
 /**
  * How a busy interval blocks time.
@@ -1984,7 +2376,7 @@ export enum BusyKind {
  * Describes the enum calq.v1.BusyKind.
  */
 export const BusyKindSchema: GenEnum<BusyKind> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 10);
+  enumDesc(file_calq_v1_calendar_service, 11);
 
 /**
  * Whether tentative time counts as taken when looking for free slots.
@@ -2018,7 +2410,7 @@ export enum TentativePolicy {
  * Describes the enum calq.v1.TentativePolicy.
  */
 export const TentativePolicySchema: GenEnum<TentativePolicy> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 11);
+  enumDesc(file_calq_v1_calendar_service, 12);
 
 /**
  * Read-only search over the calendars the caller may read, who
@@ -2089,6 +2481,35 @@ export const CalendarService: GenService<{
     methodKind: "unary";
     input: typeof GetCallerContextRequestSchema;
     output: typeof GetCallerContextResponseSchema;
+  },
+  /**
+   * What changed in calendars since a change token: events added, changed
+   * or removed. Call first without a token to get one (no changes); the
+   * last page gives the next. A series is one change, with the span it
+   * covered before and after: search it for the occurrences.
+   *
+   * @generated from rpc calq.v1.CalendarService.ListChanges
+   */
+  listChanges: {
+    methodKind: "unary";
+    input: typeof ListChangesRequestSchema;
+    output: typeof ListChangesResponseSchema;
+  },
+  /**
+   * A notice each time one of the calendars asked gets a new snapshot, with
+   * how many events it added, changed and removed; first, one notice per
+   * calendar for the snapshot it is at. Notices a slow reader has not taken
+   * yet are merged, one per calendar, counting from the last one it took.
+   * A caller may hold 4 watch streams, the server 1,000; past either the
+   * stream is refused TOO_MANY_WATCHES. The stream ends when the server
+   * drains. Access is checked when the stream opens, as for a search.
+   *
+   * @generated from rpc calq.v1.CalendarService.WatchChanges
+   */
+  watchChanges: {
+    methodKind: "server_streaming";
+    input: typeof WatchChangesRequestSchema;
+    output: typeof WatchChangesResponseSchema;
   },
   /**
    * When one or more calendars are busy in a half-open window: the blocked
