@@ -65,9 +65,7 @@ describe("what the gateway passes on from a failed call", () => {
   it("says the service could not be reached, without its address", async () => {
     const { executor, logged } = executorFor("http://127.0.0.1:1");
     const result = await executor.call(executor.tool("list_calendars")!, {}, "token");
-    expect(result.content[0].text).toBe(
-      "service_unavailable: the calendar service could not be reached\nWhat to do: retry later.",
-    );
+    expect(result.content[0].text).toBe("service_unavailable: the calendar service could not be reached\nWhat to do: retry later.");
     expect(logged[0]).toMatchObject({ tool: "list_calendars", code: "Unavailable" });
   });
 
@@ -92,9 +90,7 @@ describe("what the gateway passes on from a failed call", () => {
       };
       const result = await executor.call(executor.tool("search_calendar_events")!, args, "an-token");
       expect(result.isError).toBe(true);
-      expect(result.content[0].text).toBe(
-        "service_overloaded: the calendar service is busy\nWhat to do: retry shortly.",
-      );
+      expect(result.content[0].text).toBe("service_overloaded: the calendar service is busy\nWhat to do: retry shortly.");
       expect(logged[0]).toMatchObject({ tool: "search_calendar_events", code: "ResourceExhausted" });
     } finally {
       await served.close();
