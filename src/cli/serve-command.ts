@@ -69,6 +69,8 @@ export async function serve(argv: string[], env: Environment, cwd: string): Prom
     config,
     env,
     log,
+    // Kept beside the calendars: what CalDAV sources need to read on incrementally after a restart.
+    stateFolder: join(values.data, ".calq-state"),
     onListening: (opened) => {
       listening = opened;
       const shown = opened.host.includes(":") ? `[${opened.host}]` : opened.host;

@@ -157,8 +157,14 @@ export function parseConfig(document: unknown, baseDirectory: string, label: str
   };
 }
 
-/** `source:` is a path (relative to calq.yaml's folder) or an http(s) URL; `headers:` only go with a URL. */
+/**
+ * `source:` is a path (relative to calq.yaml's folder), an http(s) URL, or
+ * `{caldav: URL, credentials: {basic_env: VARIABLE} | {bearer_env: VARIABLE}}`;
+ * `headers:` only go with a URL.
+ */
 function parseSource(item: Record<string, unknown>, baseDirectory: string, where: string, environment: Environment): FeedSource {
+  if (typeof item.source === "object" && item.source !== null)
+    return parseCalDav(record(item.source, `${where}.source`), item, where, environment);
   const text = requiredString(item.source, `${where}.source`);
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     if (item.headers !== undefined) throw new ConfigError(`${where}.headers: only an http(s) source sends headers`);
@@ -194,6 +200,37 @@ function parseSource(item: Record<string, unknown>, baseDirectory: string, where
     headers.set(name, new Secret(secret));
   }
   return { kind: "http", url, headers };
+}
+
+/** A CalDAV collection: its URL, and its credentials by the variable that holds them, never written here. */
+function parseCalDav(source: Record<string, unknown>, item: Record<string, unknown>, where: string, environment: Environment): FeedSource {
+  if (item.headers !== undefined) throw new ConfigError(`${where}.headers: a CalDAV source takes credentials, not headers`);
+  const text = requiredString(source.caldav, `${where}.source.caldav`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`${where}.source.caldav: not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`${where}.source.caldav: only http and https URLs are read (got ${url.protocol})`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new ConfigError(
+      `${where}.source.caldav: the URL holds a user name or password; name the variable that holds them in credentials instead`,
+    );
+  }
+  if (source.credentials === undefined) return { kind: "caldav", url };
+  const credentials = record(source.credentials, `${where}.source.credentials`);
+  const named = (["basic_env", "bearer_env"] as const).filter((key) => credentials[key] !== undefined);
+  if (named.length !== 1) throw new ConfigError(`${where}.source.credentials: give exactly one of basic_env or bearer_env`);
+  const key = named[0];
+  const variable = requiredString(credentials[key], `${where}.source.credentials.${key}`);
+  const secret = fromEnvironment(variable, `${where}.source.credentials.${key}`, environment);
+  if (key === "basic_env" && !secret.includes(":")) {
+    throw new ConfigError(`${where}.source.credentials.basic_env: environment variable ${variable} must hold user:password`);
+  }
+  return { kind: "caldav", url, credentials: { scheme: key === "basic_env" ? "basic" : "bearer", secret: new Secret(secret) } };
 }
 
 /** shards.groups: the names of the replica groups, each once; absent means one group serves everything. */

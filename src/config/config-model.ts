@@ -14,6 +14,13 @@ export type FeedSource =
       readonly url: URL;
       /** Request headers whose values come from environment variables (feed secrets). */
       readonly headers: ReadonlyMap<string, Secret>;
+    }
+  | {
+      readonly kind: "caldav";
+      /** The calendar collection's URL. */
+      readonly url: URL;
+      /** Basic ("user:password") or Bearer credentials, from an environment variable; none for an open server. */
+      readonly credentials?: { readonly scheme: "basic" | "bearer"; readonly secret: Secret };
     };
 
 export interface CalendarConfig {

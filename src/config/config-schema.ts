@@ -49,7 +49,10 @@ export const CONFIG_SCHEMA: Schema = closed({
     items: closed(
       {
         id,
-        source: text,
+        // A path or URL, or a CalDAV collection with where its credentials are.
+        source: {
+          anyOf: [text, closed({ caldav: text, credentials: closed({ basic_env: text, bearer_env: text }) }, ["caldav"])],
+        },
         refresh: duration,
         timezone: text,
         name: text,

@@ -59,6 +59,7 @@ export const SEVERITY_OF = {
   TIMEZONE_TRANSITIONS_CAPPED: "warning",
   NESTING_CAPPED: "error",
   PROPERTIES_CAPPED: "error",
+  RESOURCE_UNREADABLE: "error",
 } as const satisfies Record<string, Severity>;
 
 /**
@@ -81,7 +82,7 @@ export const SEVERITY_OF = {
  * - SERIES_CAPPED: a series reached its cap of indexed occurrences; later ones are expanded per query.
  * - FEED_CAPPED: the feed reached its cap of indexed occurrences; later series are expanded per query.
  * - FEED_COMPONENTS_CAPPED: the feed has more VEVENTs than the component limit; the later ones were left out.
- * - EXPANSION_BUDGET_EXHAUSTED: the load's expansion time budget ran out; the rest is expanded per query.
+ * - EXPANSION_BUDGET_EXHAUSTED: the load's expansion work (feeds.expansion_work) ran out; the rest is expanded per query, with the same answers.
  * - UNSUPPORTED_VALUE: a value calq does not read (e.g. an RDATE date in a timed series); it was left out.
  * - INSTANT_OUT_OF_RANGE: a start outside the years 0001-9999; the component was left out.
  * - END_CLAMPED: an end past 9999-12-31; it was read as the end of 9999.
@@ -90,6 +91,7 @@ export const SEVERITY_OF = {
  * - TEXT_AFTER_END: text after END:VCALENDAR was ignored.
  * - OUTSIDE_CALENDAR: a component outside the first VCALENDAR (in a second one, or outside any) was read too.
  * - FEED_TRUNCATED: the feed ends mid-way; its complete components are served, marked partial.
+ * - RESOURCE_UNREADABLE: a resource of a CalDAV collection could not be read (its href is in the message); the rest of the calendar is served, and the resource's last good version if there was one.
  *
  * The caps of feed-bounds.ts (docs/imperfect-feeds.md, "Bounds"), each met only by a hostile or broken feed:
  * - RDATES_CAPPED: an event lists more than 10,000 RDATE values (MAX_RDATES_PER_EVENT); the first 10,000 are kept, the rest left out.

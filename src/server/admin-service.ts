@@ -82,6 +82,8 @@ function sourceKindOf(source: FeedSource): SourceKind {
       return SourceKind.FILE;
     case "http":
       return SourceKind.HTTP;
+    case "caldav":
+      return SourceKind.CALDAV;
     default:
       return assertNever(source, "feed source kind");
   }
@@ -112,8 +114,8 @@ function statusOf(view: CalendarView): CalendarStatus {
     seriesExpandedOnDemand: snapshot?.tails.length ?? 0,
     timezone: snapshot?.zone.name ?? config.timezone ?? "",
     timezoneSource: snapshot?.zoneSource ?? "",
-    diagnosticCount: snapshot?.diagnostics.length ?? 0,
-    diagnostics: (snapshot?.diagnostics ?? []).slice(0, MAX_DIAGNOSTICS).map((diagnostic) =>
+    diagnosticCount: (status.sourceDiagnostics?.length ?? 0) + (snapshot?.diagnostics.length ?? 0),
+    diagnostics: [...(status.sourceDiagnostics ?? []), ...(snapshot?.diagnostics ?? [])].slice(0, MAX_DIAGNOSTICS).map((diagnostic) =>
       create(FeedDiagnosticSchema, {
         code: diagnostic.code,
         message: diagnostic.message,

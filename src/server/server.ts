@@ -53,6 +53,8 @@ export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | 
   readonly limits?: (now: number) => ExpansionLimits;
   /** Where secrets named by the config (cursor keys, the JWT secret) are read from: the process's environment, passed in by `calq serve`. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where sources keep what they need between reads (a CalDAV collection's sync state); none: they start over after a restart. */
+  readonly stateFolder?: string;
   /** Re-read feeds on their refresh interval and watch file sources (default true; tests that reload by hand turn it off). */
   readonly refreshFeeds?: boolean;
   /** Called once the port is open, before the first load of the calendars; the server may be closed from here on. */
@@ -103,6 +105,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       metrics?.reloaded(snapshot.calendarId, "loaded");
     },
     onUnchanged: (calendarId) => metrics?.reloaded(calendarId, "unchanged"),
+    stateFolder: options.stateFolder,
+    onSourceLog: (calendarId, event) => log({ level: "info", msg: "source note", calendar_id: calendarId, ...event }),
   });
 
   const cursorKeys = options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv, options.env);

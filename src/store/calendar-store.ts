@@ -9,13 +9,21 @@
  * marks the calendar stale. Reloads of one calendar run one at a time, so an
  * older read can never replace a newer one.
  */
+
+import { readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import type { CalendarConfig, FeedLimits } from "../config/config-model.js";
 import { DEFAULT_FEED_LIMITS } from "../config/config-model.js";
 import { assertNever } from "../exhaustive.js";
 import type { ExpansionLimits } from "../expand/expand-calendar.js";
+import { type CalDavLogEvent, type CalDavState, readCalDavState } from "../feeds/caldav-collection.js";
+import { CalDavFeed } from "../feeds/caldav-feed.js";
+import { writeFileDurably } from "../feeds/durable-write.js";
 import { FeedFailure, type FeedFailureClass, type FeedReader, type FeedVersion } from "../feeds/feed-read.js";
 import { FileFeed } from "../feeds/file-feed.js";
 import { HttpFeed } from "../feeds/http-feed.js";
+import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { ingestFeed } from "../ingest/ingest.js";
 import type { Snapshot } from "../ingest/snapshot.js";
 import { ChangeHistory, type EventChange } from "./change-history.js";
@@ -41,6 +49,8 @@ export interface LoadStatus {
   readonly lastFailure?: { readonly failure: LoadFailure; readonly at: number; readonly httpStatus?: number };
   /** Failures since the last success; drives the retry backoff. */
   readonly consecutiveFailures: number;
+  /** What the source itself reported at its last read (a CalDAV resource it could not read), beside the snapshot's diagnostics. */
+  readonly sourceDiagnostics?: readonly Diagnostic[];
 }
 
 /** One calendar as a search sees it. */
@@ -87,6 +97,14 @@ export interface StoreOptions {
   readonly onLoaded?: (snapshot: Snapshot) => void;
   /** Reports a read that found the feed unchanged (for metrics). */
   readonly onUnchanged?: (calendarId: string) => void;
+  /**
+   * Where a source keeps what it needs between reads, to survive a restart
+   * (a CalDAV collection's sync token and resources): a folder of the data
+   * folder's. Without it, a restart reads every CalDAV collection whole.
+   */
+  readonly stateFolder?: string;
+  /** Reports what a source tells the operator (a CalDAV server that refused a sync token, or sync-collection). */
+  readonly onSourceLog?: (calendarId: string, event: CalDavLogEvent) => void;
 }
 
 /** Expansion bounds: a year back and two ahead are materialised. */
@@ -100,16 +118,42 @@ export function defaultLimits(now: number, feeds: FeedLimits = DEFAULT_FEED_LIMI
   };
 }
 
-/** The reader for a calendar's source. */
-function feedReader(config: CalendarConfig, limits: FeedLimits): FeedReader {
+/** The reader for a calendar's source; one per calendar for the store's life (a CalDAV reader keeps its sync state). */
+function feedReader(config: CalendarConfig, limits: FeedLimits, options: StoreOptions): FeedReader {
   const { source } = config;
   switch (source.kind) {
     case "file":
       return new FileFeed(source.path, limits.maxBytes);
     case "http":
       return new HttpFeed({ url: source.url, headers: source.headers, maxBytes: limits.maxBytes, timeoutMs: limits.fetchTimeoutMs });
+    case "caldav":
+      return new CalDavFeed(
+        {
+          collection: source.url,
+          credentials: source.credentials,
+          maxBytes: limits.maxBytes,
+          timeoutMs: limits.fetchTimeoutMs,
+          onLog: (event) => options.onSourceLog?.(config.id, event),
+        },
+        readSourceState(options.stateFolder, config.id),
+      );
     default:
       return assertNever(source, "feed source kind");
+  }
+}
+
+/** Where a calendar's source state is kept, in the state folder. */
+function statePath(folder: string, calendarId: string): string {
+  return join(folder, `${encodeURIComponent(calendarId)}.caldav.json`);
+}
+
+/** A CalDAV source's saved state, when there is one that reads back whole; else none (the first read lists the collection). */
+function readSourceState(folder: string | undefined, calendarId: string): CalDavState | undefined {
+  if (folder === undefined) return undefined;
+  try {
+    return readCalDavState(JSON.parse(readFileSync(statePath(folder, calendarId), "utf8")));
+  } catch {
+    return undefined;
   }
 }
 
@@ -124,6 +168,19 @@ interface CalendarState {
   running: Promise<unknown>;
   /** A reload waiting for the running one; later requests join it. */
   queued?: Promise<ReloadOutcome>;
+}
+
+/** A CalDAV source's unreadable resources, each a diagnostic naming its href. */
+function sourceDiagnosticsOf(reader: FeedReader): readonly Diagnostic[] | undefined {
+  if (!(reader instanceof CalDavFeed)) return undefined;
+  return reader
+    .lastPoll()
+    ?.diagnostics.map((unread) =>
+      diagnostic(
+        "RESOURCE_UNREADABLE",
+        `${unread.href}: ${unread.problem} (${unread.detail})${unread.keptLastGood ? "; its last good version is served" : ""}`,
+      ),
+    );
 }
 
 export class CalendarStore {
@@ -146,7 +203,7 @@ export class CalendarStore {
     for (const config of calendars) {
       this.states.set(config.id, {
         view: { config, stale: false, status: { consecutiveFailures: 0 } },
-        reader: feedReader(config, this.feeds),
+        reader: feedReader(config, this.feeds, options),
         retired: [],
         history: new ChangeHistory(this.now),
         running: Promise.resolve(),
@@ -196,6 +253,7 @@ export class CalendarStore {
     const attemptAt = this.now();
     try {
       const read = await state.reader.read(state.version);
+      await this.keepSourceState(state);
       if (!read.changed) {
         state.version = read.version ?? state.version;
         this.succeed(state, attemptAt, state.view.snapshot);
@@ -297,8 +355,26 @@ export class CalendarStore {
       config: state.view.config,
       snapshot,
       stale: false,
-      status: { ...status, lastAttemptAt: at, lastSuccessAt: at, lastFailure: undefined, consecutiveFailures: 0 },
+      status: {
+        ...status,
+        lastAttemptAt: at,
+        lastSuccessAt: at,
+        lastFailure: undefined,
+        consecutiveFailures: 0,
+        sourceDiagnostics: sourceDiagnosticsOf(state.reader),
+      },
     };
+  }
+
+  /** Saves what a source needs to read on from where it stands after a restart (a CalDAV collection's sync state). */
+  private async keepSourceState(state: CalendarState): Promise<void> {
+    const folder = this.options.stateFolder;
+    if (folder === undefined || !(state.reader instanceof CalDavFeed)) return;
+    // A poll that found nothing new leaves the state as it was saved.
+    const poll = state.reader.lastPoll();
+    if (poll === undefined || (!poll.changed && poll.kind !== "first_read" && poll.kind !== "resync")) return;
+    await mkdir(folder, { recursive: true });
+    await writeFileDurably(statePath(folder, state.view.config.id), Buffer.from(JSON.stringify(state.reader.state())));
   }
 
   private state(calendarId: string): CalendarState {

@@ -189,3 +189,45 @@ describe("calq.yaml", () => {
     expect(refusal({ ...base(), feeds: { max_components: 0 } })).toContain("feeds.max_components: expected a positive integer");
   });
 });
+
+describe("a CalDAV source in calq.yaml", () => {
+  const withSource = (source: unknown, extra: Record<string, unknown> = {}) => ({
+    ...base(),
+    calendars: [{ id: "work", source, readers: ["an"], ...extra }],
+  });
+
+  it("reads the collection URL and takes its credentials from the variable named, never from the file", () => {
+    const config = parseConfig(
+      withSource({ caldav: "https://dav.example.com/cal/work/", credentials: { basic_env: "WORK_DAV" } }),
+      "/srv/calq",
+      "calq.yaml",
+      { WORK_DAV: "an:s3cret" },
+    );
+    const source = config.calendars[0].source;
+    expect(source.kind).toBe("caldav");
+    if (source.kind !== "caldav") throw new Error("expected a CalDAV source");
+    expect(source.url.href).toBe("https://dav.example.com/cal/work/");
+    expect(source.credentials?.scheme).toBe("basic");
+    expect(source.credentials?.secret.reveal()).toBe("an:s3cret");
+    expect(JSON.stringify(source)).not.toContain("s3cret");
+  });
+
+  it("refuses two kinds of credentials, an unset variable, a Basic secret without a colon, a password in the URL, and headers", () => {
+    const both = withSource({ caldav: "https://dav.example.com/c/", credentials: { basic_env: "A", bearer_env: "B" } });
+    expect(refusal(both)).toContain("give exactly one of basic_env or bearer_env");
+    expect(refusal(withSource({ caldav: "https://dav.example.com/c/", credentials: { bearer_env: "UNSET" } }))).toContain(
+      "environment variable UNSET is not set",
+    );
+    expect(() =>
+      parseConfig(withSource({ caldav: "https://dav.example.com/c/", credentials: { basic_env: "A" } }), "/srv/calq", "calq.yaml", {
+        A: "no-colon",
+      }),
+    ).toThrow("must hold user:password");
+    expect(refusal(withSource({ caldav: "https://an:pw@dav.example.com/c/" }))).toContain("holds a user name or password");
+    expect(refusal(withSource({ caldav: "ftp://dav.example.com/c/" }))).toContain("only http and https URLs are read");
+    expect(refusal(withSource({ caldav: "https://dav.example.com/c/" }, { headers: { Authorization: { env: "A" } } }))).toContain(
+      "a CalDAV source takes credentials, not headers",
+    );
+    expect(refusal(withSource({ caldav: "https://dav.example.com/c/", password: "x" }))).toContain("unknown key");
+  });
+});
