@@ -78,4 +78,11 @@ describe("what an event keeps for GetEvent", () => {
     const details = aboutOf(`DESCRIPTION:see https://a.example/x${".".repeat(300_000)}y and https://b.example/j?id=1.`);
     expect(details.about?.links).toEqual([{ url: "https://b.example/j?id=1", source: "description" }]);
   });
+
+  it("writes a series' rules in one normal form, FREQ first and the parts in a fixed order, whatever order the feed wrote", () => {
+    const details = aboutOf("RRULE:BYDAY=MO,WE;INTERVAL=2;COUNT=5;FREQ=WEEKLY;WKST=SU");
+    expect(details.about?.rrules).toEqual(["FREQ=WEEKLY;COUNT=5;INTERVAL=2;BYDAY=MO,WE;WKST=SU"]);
+    const same = aboutOf("RRULE:FREQ=WEEKLY;WKST=SU;BYDAY=MO,WE;COUNT=5;INTERVAL=2");
+    expect(same.about?.rrules).toEqual(details.about?.rrules);
+  });
 });

@@ -1196,8 +1196,11 @@ export type GetEventResponse = Message<"calq.v1.GetEventResponse"> & {
   detailsWithheld: boolean;
 
   /**
-   * The RRULEs of a recurring event as written ("FREQ=WEEKLY;BYDAY=MO");
-   * empty for an event that does not recur by rule.
+   * The RRULEs of a recurring event as calq read them, each in one normal
+   * form: FREQ first, then the other parts in one fixed order
+   * ("FREQ=WEEKLY;COUNT=5;BYDAY=MO"), whatever order the feed wrote, so the
+   * same rule always reads the same; empty for an event that does not recur
+   * by rule.
    *
    * @generated from field: repeated string recurrence_rules = 11;
    */
