@@ -92,6 +92,12 @@ describe("ListChanges", () => {
     expect(series.after?.endLocal).toBe("");
     expect(answer.changeToken).not.toBe("");
 
+    // Each calendar says which snapshot the changes lead to, and when its source was last checked and last changed.
+    const work = answer.calendars.find((calendar) => calendar.calendarId === "work")!;
+    expect(work.snapshotId).toBe(served.server.store.view("work")?.snapshot?.id);
+    expect(work.freshness?.checkedTime).toBeDefined();
+    expect(work.freshness?.changedTime).toBeDefined();
+
     // Nothing since the new token.
     const again = await an.listChanges({ calendarIds: ["work", "home"], changeToken: answer.changeToken });
     expect(again.changes).toEqual([]);
