@@ -26,7 +26,7 @@ export interface Team {
 }
 
 /** One person's feed: generate-feed's meetings, every single meeting whose number ends in 0 or 5 tentative. */
-function personFeed(now: number, seed: number): string {
+export function personFeed(now: number, seed: number): string {
   return generateFeed(now, { singles: 1_000, series: 12 }, seed).replace(/(SUMMARY:Meeting \d*[05])\r\n/g, "$1\r\nSTATUS:TENTATIVE\r\n");
 }
 
