@@ -174,7 +174,7 @@ class CalendarExpansion {
   }
 
   /**
-   * Masters and overrides by UID, duplicates resolved (issue 9, case 7):
+   * Masters and overrides by UID, duplicates resolved (docs/imperfect-feeds.md, the duplicate-UID rows):
    * - copies of one override (same UID and RECURRENCE-ID): the higher
    *   SEQUENCE wins, on a tie the last in the feed, as Google and
    *   Thunderbird do;
@@ -438,7 +438,7 @@ class CalendarExpansion {
    * The local date a RECURRENCE-ID or EXDATE names in an all-day series. A
    * date-time in a zone of its own, or floating, names the date it is
    * written on: Exchange writes an all-day slot as midnight in its TZID
-   * (issue 9, case 8), which in the calendar's zone may fall on the day
+   * (docs/imperfect-feeds.md, the Exchange all-day override row), which in the calendar's zone may fall on the day
    * before. A UTC date-time is the instant of the slot's start in the
    * calendar's zone, as producers that convert all-day starts to UTC write.
    */

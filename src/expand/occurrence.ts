@@ -12,7 +12,7 @@ import { formatDate, formatUtc } from "../time/civil.js";
  * years 0001 to 9999, and a result also renders its instants in the caller's
  * zone (up to 14 hours either side). An event starting outside
  * [FIRST_INSTANT, LAST_INSTANT] is left out at load; an end after
- * LAST_INSTANT is clamped to it (issue 9: one absurd value never fails a
+ * LAST_INSTANT is clamped to it (docs/imperfect-feeds.md: one absurd value never fails a
  * search of its calendar).
  */
 export const FIRST_INSTANT = -62_135_510_400_000; // 0001-01-02T00:00:00Z (Date.UTC maps year 1 to 1901)

@@ -3,7 +3,7 @@
  * diagnostic names the component (UID) and, where known, the line of its
  * BEGIN, so an operator can find it; it never reaches a search caller.
  *
- * Every diagnostic has a severity, fixed by its code (issue 9): a warning
+ * Every diagnostic has a severity, fixed by its code (docs/imperfect-feeds.md): a warning
  * means nothing was lost (the event is served, read by the rule the code
  * names); an error means something the feed holds is left out. `calq check`
  * exits 1 only when there is an error.

@@ -1,6 +1,6 @@
 /**
  * Feed text to content lines grouped by component, before ical.js sees any
- * of it (issue 9). ical.js fails a whole text on one line it cannot lex (a
+ * of it (docs/imperfect-feeds.md). ical.js fails a whole text on one line it cannot lex (a
  * stray line of a DESCRIPTION, an unbalanced quote, an X- property without a
  * colon); here such a line costs only itself. The component boundaries found
  * here are the ones every later stage uses, so each diagnostic's line is the

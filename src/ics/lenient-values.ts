@@ -1,6 +1,6 @@
 /**
  * Producer slips in the values calq reads, each mended to its one obvious
- * reading before ical.js types the value (issue 9, cases 1 and 6; and the
+ * reading before ical.js types the value (docs/imperfect-feeds.md, the LENIENT_VALUE rows; and the
  * slips of docs/imperfect-feeds.md's later rows: durations as ISO 8601
  * writes them, a date with a Z, an empty parameter). Every
  * reading is one that Google Calendar, Thunderbird and python-icalendar

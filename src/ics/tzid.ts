@@ -1,5 +1,5 @@
 /**
- * TZIDs as real producers write them, without a VTIMEZONE (issue 9, case 4).
+ * TZIDs as real producers write them, without a VTIMEZONE (docs/imperfect-feeds.md, the TZID rows).
  * RFC 5545 leaves a TZID's text to the producer; the forms below are common
  * enough that Google Calendar, Thunderbird and python-icalendar all read them
  * as one zone, so calq does too, and says which reading it applied:

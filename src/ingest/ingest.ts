@@ -89,7 +89,7 @@ export interface IngestOptions {
   /**
    * Text cut before its END:VCALENDAR gives a snapshot of its complete
    * components, marked `partial`, instead of a `truncated` failure: for a
-   * calendar that has never loaded whole (issue 9, case 10).
+   * calendar that has never loaded whole (docs/imperfect-feeds.md, the cut-feed row).
    */
   readonly partialAllowed?: boolean;
   /** The bytes' SHA-256 in hex, when the caller has it already (FeedVersion.digest): the snapshot id reuses it. */

@@ -260,7 +260,7 @@ export class CalendarStore {
         this.options.onUnchanged?.(config.id);
         return { outcome: "unchanged" };
       }
-      // A cut feed is served in part only while nothing whole has been served (issue 9, case 10).
+      // A cut feed is served in part only while nothing whole has been served (docs/imperfect-feeds.md, the cut-feed row).
       const partialAllowed = state.view.snapshot === undefined || state.view.snapshot.partial === true;
       const snapshot = await ingestFeed(read.bytes, config, this.feeds, this.limits(attemptAt), attemptAt, {
         partialAllowed,
