@@ -34,6 +34,7 @@ import { observeCalls } from "./call-observer.js";
 import { concurrencyLimit } from "./concurrency-limit.js";
 import { listenDualProtocol } from "./dual-protocol-listener.js";
 import { HealthState, refuseWhileDraining, registerHealth, WatchLimiter } from "./health.js";
+import { returnMemoryAfterBursts } from "./memory-return.js";
 import { Metrics } from "./metrics.js";
 import { registerReflection } from "./reflection.js";
 import { rpcHandler } from "./rpc-handler.js";
@@ -193,6 +194,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     );
   }
   let refresher: RefreshScheduler | undefined;
+  // A flood of calls leaves garbage V8 may keep for minutes while others keep the process busy.
+  const stopReturningMemory = returnMemoryAfterBursts();
   const running: RunningServer = {
     host: listener.host,
     port: listener.port,
@@ -202,6 +205,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     async close(graceMs) {
       health.enter("draining");
       draining.abort();
+      stopReturningMemory();
       refresher?.stop();
       stopWatchingCertificates();
       await listener.close(graceMs);
