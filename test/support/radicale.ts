@@ -163,6 +163,8 @@ export interface ProxiedRequest {
   readonly resources: number;
   /** Bytes on the wire (compressed, when the answer was). */
   readonly bytes: number;
+  /** When the answer had all arrived (performance.now()). */
+  readonly answeredAt: number;
 }
 
 /** A loopback HTTP proxy to one origin that records every request. */
@@ -203,6 +205,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
               status: answer.statusCode ?? 0,
               resources: plain.toString("utf8").match(/BEGIN:VCALENDAR/g)?.length ?? 0,
               bytes: text.length,
+              answeredAt: performance.now(),
             });
             outgoing.writeHead(answer.statusCode ?? 502, answer.headers).end(text);
           });
