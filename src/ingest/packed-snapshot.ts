@@ -9,6 +9,7 @@
  */
 import type { EventDetails, Occurrence } from "../expand/occurrence.js";
 import { type OnDemandRecipe, OnDemandSeries, type SeriesTail, type TailBatch, type TailRequest } from "../expand/series-tail.js";
+import type { Availability } from "../ics/availability.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import { FeedZone, vtimezoneZone } from "../ics/vtimezone-zone.js";
 import { endsOf, type IndexParts, IntervalIndex } from "../index/interval-index.js";
@@ -43,6 +44,8 @@ export interface PackedSnapshot {
   readonly tailKeys: StringTable;
   /** JSON of [TZID, VTIMEZONE as jCal] pairs: the feed's own zones that on-demand series use (no other thread knows them by name). */
   readonly feedZones: string;
+  /** JSON of the feed's VAVAILABILITY (plain data: zone names and wall times); "" when it has none. */
+  readonly availability?: string;
 }
 
 /**
@@ -110,6 +113,7 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
     tails: tailTable,
     tailKeys,
     feedZones: JSON.stringify([...feedZones]),
+    availability: snapshot.availability === undefined ? "" : JSON.stringify(snapshot.availability),
   };
   const arrays = [parts.starts, parts.maxEnds, slots, detailIds];
   return {
@@ -168,6 +172,9 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
     index,
     tails,
     ...(packed.partial ? { partial: true } : {}),
+    ...(packed.availability === undefined || packed.availability === ""
+      ? {}
+      : { availability: JSON.parse(packed.availability) as Availability[] }),
   };
 }
 
