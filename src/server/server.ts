@@ -7,6 +7,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
+import { peopleOf } from "../app/people.js";
 import { Turns } from "../app/turns.js";
 import { Authenticator } from "../auth/authenticator.js";
 import { JwtVerifier } from "../auth/jwt.js";
@@ -123,6 +124,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxWindowMs: config.search.maxWindowDays * 86_400_000,
     turns,
     workBudget: config.search.workBudget,
+    people: peopleOf(config.principals),
     log,
     now,
   });

@@ -48,15 +48,26 @@ describe("the contract's declared bounds", () => {
     expect(declared).toEqual([
       "SearchEventsRequest.limit: 1 to 100, or 0 for the default 20",
       "SearchEventsRequest.text_query: at most 200 characters",
+      "SearchEventsRequest.categories: at most 10 items",
       "SearchEventsAcrossCalendarsRequest.calendar_ids: 1 to 50 items",
       "SearchEventsAcrossCalendarsRequest.limit: 1 to 100, or 0 for the default 20",
       "SearchEventsAcrossCalendarsRequest.text_query: at most 200 characters",
+      "SearchEventsAcrossCalendarsRequest.categories: at most 10 items",
       "QueryFreeBusyRequest.calendar_ids: 1 to 50 items",
       "FindFreeSlotsRequest.calendar_ids: 1 to 50 items",
       "FindFreeSlotsRequest.duration_minutes: 5 to 1440",
       "FindFreeSlotsRequest.step_minutes: 5 to 1440, or 0 for the default 30",
       "FindFreeSlotsRequest.working_days: at most 7 items, each 1 to 7",
       "FindFreeSlotsRequest.limit: 1 to 50, or 0 for the default 10",
+      "FindMeetingTimesRequest.required_calendar_ids: 1 to 50 items",
+      "FindMeetingTimesRequest.optional_calendar_ids: at most 49 items",
+      "FindMeetingTimesRequest.duration_minutes: 5 to 1440",
+      "FindMeetingTimesRequest.step_minutes: 5 to 1440, or 0 for the default 30",
+      "FindMeetingTimesRequest.buffer_before_minutes: 0 to 240",
+      "FindMeetingTimesRequest.buffer_after_minutes: 0 to 240",
+      "FindMeetingTimesRequest.min_optional_percent: 0 to 100",
+      "FindMeetingTimesRequest.working_days: at most 7 items, each 1 to 7",
+      "FindMeetingTimesRequest.limit: 1 to 20, or 0 for the default 5",
     ]);
   });
 

@@ -28,10 +28,10 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file calq/v1/calendar_service.proto.
  */
 export const file_calq_v1_calendar_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEi+gEKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEh4KBWxpbWl0GAYgASgFQg/gQQGatRgICAEQZBgUOAgSEwoGY3Vyc29yGAcgASgJQgPgQQESIAoKdGV4dF9xdWVyeRgIIAEoCUIM4EEBmrUYBTDIATgVIoUCCg1SZXNvbHZlZFF1ZXJ5EhMKC2NhbGVuZGFyX2lkGAEgASgJEi4KCnN0YXJ0X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYBCABKAkSJgoKbWF0Y2hfbW9kZRgFIAEoDjISLmNhbHEudjEuTWF0Y2hNb2RlEg0KBWxpbWl0GAYgASgFEhgKEHRleHRfcXVlcnlfd29yZHMYByADKAkSFAoMY2FsZW5kYXJfaWRzGAggAygJIpQCCiJTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEh4KBWxpbWl0GAYgASgFQg/gQQGatRgICAEQZBgUOAgSEwoGY3Vyc29yGAcgASgJQgPgQQESIAoKdGV4dF9xdWVyeRgIIAEoCUIM4EEBmrUYBTDIATgVIncKDENhbGVuZGFyUmVhZBITCgtjYWxlbmRhcl9pZBgBIAEoCRITCgtzbmFwc2hvdF9pZBgCIAEoCRIuCgpkYXRhX2FzX29mGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgEIAEoCCKoAgojU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVzcG9uc2USKAoGZXZlbnRzGAEgAygLMhguY2FscS52MS5FdmVudE9jY3VycmVuY2USEwoLbmV4dF9jdXJzb3IYAiABKAkSJQoFcXVlcnkYAyABKAsyFi5jYWxxLnYxLlJlc29sdmVkUXVlcnkSKAoJY2FsZW5kYXJzGAQgAygLMhUuY2FscS52MS5DYWxlbmRhclJlYWQSDwoHcGFydGlhbBgFIAEoCBIuCg5wYXJ0aWFsX3JlYXNvbhgGIAEoDjIWLmNhbHEudjEuUGFydGlhbFJlYXNvbhIwCg9jdXJzb3Jfc25hcHNob3QYByABKA4yFy5jYWxxLnYxLkN1cnNvclNuYXBzaG90Iu4CChRTZWFyY2hFdmVudHNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtuZXh0X2N1cnNvchgCIAEoCRIlCgVxdWVyeRgDIAEoCzIWLmNhbHEudjEuUmVzb2x2ZWRRdWVyeRIpCgtjb25zaXN0ZW5jeRgEIAEoDjIULmNhbHEudjEuQ29uc2lzdGVuY3kSEwoLc25hcHNob3RfaWQYBSABKAkSLgoKZGF0YV9hc19vZhgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYByABKAgSDwoHcGFydGlhbBgIIAEoCBIuCg5wYXJ0aWFsX3JlYXNvbhgJIAEoDjIWLmNhbHEudjEuUGFydGlhbFJlYXNvbhIwCg9jdXJzb3Jfc25hcHNob3QYCiABKA4yFy5jYWxxLnYxLkN1cnNvclNuYXBzaG90IrAECg9FdmVudE9jY3VycmVuY2USEAoIZXZlbnRfaWQYASABKAkSCwoDdWlkGAIgASgJEhUKDXJlY3VycmVuY2VfaWQYAyABKAkSEwoLY2FsZW5kYXJfaWQYBCABKAkSDwoHc3VtbWFyeRgFIAEoCRIQCghsb2NhdGlvbhgGIAEoCRIuCgpzdGFydF90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RhcnRfbG9jYWwYCSABKAkSEQoJZW5kX2xvY2FsGAogASgJEg8KB2FsbF9kYXkYCyABKAgSEgoKc3RhcnRfZGF0ZRgMIAEoCRIaChJlbmRfZGF0ZV9leGNsdXNpdmUYDSABKAkSFgoOZXZlbnRfdGltZXpvbmUYDiABKAkSJAoGc3RhdHVzGA8gASgOMhQuY2FscS52MS5FdmVudFN0YXR1cxIrCgx0cmFuc3BhcmVuY3kYECABKA4yFS5jYWxxLnYxLlRyYW5zcGFyZW5jeRIwCg93aW5kb3dfcmVsYXRpb24YESABKA4yFy5jYWxxLnYxLldpbmRvd1JlbGF0aW9uEjEKDWxhc3RfbW9kaWZpZWQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEGRldGFpbHNfd2l0aGhlbGQYEyABKAgiWQoPR2V0RXZlbnRSZXF1ZXN0EhgKC2NhbGVuZGFyX2lkGAEgASgJQgPgQQISFQoIZXZlbnRfaWQYAiABKAlCA+BBAhIVCgh0aW1lem9uZRgDIAEoCUID4EEBIicKBlBlcnNvbhIMCgRuYW1lGAEgASgJEg8KB2FkZHJlc3MYAiABKAkiaAoIQXR0ZW5kZWUSHwoGcGVyc29uGAEgASgLMg8uY2FscS52MS5QZXJzb24SLQoNcGFydGljaXBhdGlvbhgCIAEoDjIWLmNhbHEudjEuUGFydGljaXBhdGlvbhIMCgRyb2xlGAMgASgJIj0KCUV2ZW50TGluaxILCgN1cmwYASABKAkSIwoGc291cmNlGAIgASgOMhMuY2FscS52MS5MaW5rU291cmNlIvUDChBHZXRFdmVudFJlc3BvbnNlEicKBWV2ZW50GAEgASgLMhguY2FscS52MS5FdmVudE9jY3VycmVuY2USEwoLZGVzY3JpcHRpb24YAiABKAkSHQoVZGVzY3JpcHRpb25fdHJ1bmNhdGVkGAMgASgIEiIKCW9yZ2FuaXplchgEIAEoCzIPLmNhbHEudjEuUGVyc29uEiQKCWF0dGVuZGVlcxgFIAMoCzIRLmNhbHEudjEuQXR0ZW5kZWUSFgoOYXR0ZW5kZWVfY291bnQYBiABKAUSIQoFbGlua3MYByADKAsyEi5jYWxxLnYxLkV2ZW50TGluaxISCgpjYXRlZ29yaWVzGAggAygJEi8KDmNsYXNzaWZpY2F0aW9uGAkgASgOMhcuY2FscS52MS5DbGFzc2lmaWNhdGlvbhIYChBkZXRhaWxzX3dpdGhoZWxkGAogASgIEhgKEHJlY3VycmVuY2VfcnVsZXMYCyADKAkSFwoPcmVjdXJyZW5jZV90ZXh0GAwgASgJEhkKEWNhbGVuZGFyX3RpbWV6b25lGA0gASgJEhMKC3NuYXBzaG90X2lkGA4gASgJEi4KCmRhdGFfYXNfb2YYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGBAgASgIIhYKFExpc3RDYWxlbmRhcnNSZXF1ZXN0IkEKFUxpc3RDYWxlbmRhcnNSZXNwb25zZRIoCgljYWxlbmRhcnMYASADKAsyFS5jYWxxLnYxLkNhbGVuZGFySW5mbyK6AQoMQ2FsZW5kYXJJbmZvEgoKAmlkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCgh0aW1lem9uZRgDIAEoCRIPCgdwcmltYXJ5GAQgASgIEi4KCmRhdGFfYXNfb2YYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAYgASgIEhMKC3NoYXJkX2dyb3VwGAcgASgJEhEKCXNoYXJkX2tleRgIIAEoCSIZChdHZXRDYWxsZXJDb250ZXh0UmVxdWVzdCKRAQoYR2V0Q2FsbGVyQ29udGV4dFJlc3BvbnNlEhQKDHByaW5jaXBhbF9pZBgBIAEoCRIQCgh0aW1lem9uZRgCIAEoCRIwCgxjdXJyZW50X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhsKE3ByaW1hcnlfY2FsZW5kYXJfaWQYBCABKAkiggEKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECIrUBCgxCdXN5SW50ZXJ2YWwSLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh8KBGtpbmQYAyABKA4yES5jYWxxLnYxLkJ1c3lLaW5kEhMKC3N0YXJ0X2xvY2FsGAQgASgJEhEKCWVuZF9sb2NhbBgFIAEoCSKuAQoMQ2FsZW5kYXJCdXN5EhMKC2NhbGVuZGFyX2lkGAEgASgJEiMKBGJ1c3kYAiADKAsyFS5jYWxxLnYxLkJ1c3lJbnRlcnZhbBITCgtzbmFwc2hvdF9pZBgDIAEoCRIuCgpkYXRhX2FzX29mGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgFIAEoCBIQCghjb21wbGV0ZRgGIAEoCCLIAgoVUXVlcnlGcmVlQnVzeVJlc3BvbnNlEi4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmVuZF9leGNsdXNpdmVfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdGltZXpvbmUYAyABKAkSKAoJY2FsZW5kYXJzGAQgAygLMhUuY2FscS52MS5DYWxlbmRhckJ1c3kSJwoIY29tYmluZWQYBSADKAsyFS5jYWxxLnYxLkJ1c3lJbnRlcnZhbBIyCg5jb21wbGV0ZV91bnRpbBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoOcGFydGlhbF9yZWFzb24YByABKA4yFi5jYWxxLnYxLlBhcnRpYWxSZWFzb24ijwMKFEZpbmRGcmVlU2xvdHNSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEigKEGR1cmF0aW9uX21pbnV0ZXMYBSABKAVCDuBBApq1GAcIBRCgCzgXEiYKDHN0ZXBfbWludXRlcxgGIAEoBUIQ4EEBmrUYCQgFEKALGB44FxIwCgl0ZW50YXRpdmUYByABKA4yGC5jYWxxLnYxLlRlbnRhdGl2ZVBvbGljeUID4EECEiAKE3dvcmtpbmdfaG91cnNfc3RhcnQYCCABKAlCA+BBARIeChF3b3JraW5nX2hvdXJzX2VuZBgJIAEoCUID4EEBEiUKDHdvcmtpbmdfZGF5cxgKIAMoBUIP4EEBmrUYCAgBEAcoBzgXEh4KBWxpbWl0GAsgASgFQg/gQQGatRgICAEQMhgKOBcikAEKCEZyZWVTbG90Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkiwQEKFUZpbmRGcmVlU2xvdHNSZXNwb25zZRIgCgVzbG90cxgBIAMoCzIRLmNhbHEudjEuRnJlZVNsb3QSEAoIdGltZXpvbmUYAiABKAkSEAoIY29tcGxldGUYAyABKAgSMgoOY29tcGxldGVfdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDnBhcnRpYWxfcmVhc29uGAUgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uKlwKCU1hdGNoTW9kZRIaChZNQVRDSF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSTUFUQ0hfTU9ERV9PVkVSTEFQEAESGwoXTUFUQ0hfTU9ERV9TVEFSVF9XSVRISU4QAirJAQoOV2luZG93UmVsYXRpb24SHwobV0lORE9XX1JFTEFUSU9OX1VOU1BFQ0lGSUVEEAASGgoWV0lORE9XX1JFTEFUSU9OX0lOU0lERRABEiEKHVdJTkRPV19SRUxBVElPTl9DUk9TU0VTX1NUQVJUEAISHwobV0lORE9XX1JFTEFUSU9OX0NST1NTRVNfRU5EEAMSGQoVV0lORE9XX1JFTEFUSU9OX1NQQU5TEAQSGwoXV0lORE9XX1JFTEFUSU9OX0lOU1RBTlQQBSpECgtDb25zaXN0ZW5jeRIbChdDT05TSVNURU5DWV9VTlNQRUNJRklFRBAAEhgKFENPTlNJU1RFTkNZX1NOQVBTSE9UEAEqhwEKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACEh4KGlBBUlRJQUxfUkVBU09OX0FOU1dFUl9TSVpFEAMqYwoLRXZlbnRTdGF0dXMSHAoYRVZFTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWRVZFTlRfU1RBVFVTX0NPTkZJUk1FRBABEhoKFkVWRU5UX1NUQVRVU19URU5UQVRJVkUQAipjCgxUcmFuc3BhcmVuY3kSHAoYVFJBTlNQQVJFTkNZX1VOU1BFQ0lGSUVEEAASFwoTVFJBTlNQQVJFTkNZX09QQVFVRRABEhwKGFRSQU5TUEFSRU5DWV9UUkFOU1BBUkVOVBACKmoKDkN1cnNvclNuYXBzaG90Eh8KG0NVUlNPUl9TTkFQU0hPVF9VTlNQRUNJRklFRBAAEhgKFENVUlNPUl9TTkFQU0hPVF9IRUxEEAESHQoZQ1VSU09SX1NOQVBTSE9UX1JFQ0hFQ0tFRBACKsABCg1QYXJ0aWNpcGF0aW9uEh0KGVBBUlRJQ0lQQVRJT05fVU5TUEVDSUZJRUQQABIeChpQQVJUSUNJUEFUSU9OX05FRURTX0FDVElPThABEhoKFlBBUlRJQ0lQQVRJT05fQUNDRVBURUQQAhIaChZQQVJUSUNJUEFUSU9OX0RFQ0xJTkVEEAMSGwoXUEFSVElDSVBBVElPTl9URU5UQVRJVkUQBBIbChdQQVJUSUNJUEFUSU9OX0RFTEVHQVRFRBAFKpEBCgpMaW5rU291cmNlEhsKF0xJTktfU09VUkNFX1VOU1BFQ0lGSUVEEAASEwoPTElOS19TT1VSQ0VfVVJMEAESGgoWTElOS19TT1VSQ0VfQ09ORkVSRU5DRRACEhsKF0xJTktfU09VUkNFX0RFU0NSSVBUSU9OEAMSGAoUTElOS19TT1VSQ0VfTE9DQVRJT04QBCqIAQoOQ2xhc3NpZmljYXRpb24SHgoaQ0xBU1NJRklDQVRJT05fVU5TUEVDSUZJRUQQABIZChVDTEFTU0lGSUNBVElPTl9QVUJMSUMQARIaChZDTEFTU0lGSUNBVElPTl9QUklWQVRFEAISHwobQ0xBU1NJRklDQVRJT05fQ09ORklERU5USUFMEAMqUgoIQnVzeUtpbmQSGQoVQlVTWV9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOQlVTWV9LSU5EX0JVU1kQARIXChNCVVNZX0tJTkRfVEVOVEFUSVZFEAIqaQoPVGVudGF0aXZlUG9saWN5EiAKHFRFTlRBVElWRV9QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVURU5UQVRJVkVfUE9MSUNZX0JVU1kQARIZChVURU5UQVRJVkVfUE9MSUNZX0ZSRUUQAjLXBQoPQ2FsZW5kYXJTZXJ2aWNlEmMKDFNlYXJjaEV2ZW50cxIcLmNhbHEudjEuU2VhcmNoRXZlbnRzUmVxdWVzdBodLmNhbHEudjEuU2VhcmNoRXZlbnRzUmVzcG9uc2UiFpACAZK1GA8BAgMEBQYHCAkKCw0VGRoSkgEKG1NlYXJjaEV2ZW50c0Fjcm9zc0NhbGVuZGFycxIrLmNhbHEudjEuU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVxdWVzdBosLmNhbHEudjEuU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVzcG9uc2UiGJACAZK1GBEWAQIDBAUGBwgJCgsNFRkaGxJOCghHZXRFdmVudBIYLmNhbHEudjEuR2V0RXZlbnRSZXF1ZXN0GhkuY2FscS52MS5HZXRFdmVudFJlc3BvbnNlIg2QAgGStRgGAwsNGBkaElMKDUxpc3RDYWxlbmRhcnMSHS5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXF1ZXN0Gh4uY2FscS52MS5MaXN0Q2FsZW5kYXJzUmVzcG9uc2UiA5ACARJcChBHZXRDYWxsZXJDb250ZXh0EiAuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVxdWVzdBohLmNhbHEudjEuR2V0Q2FsbGVyQ29udGV4dFJlc3BvbnNlIgOQAgESYgoNUXVlcnlGcmVlQnVzeRIdLmNhbHEudjEuUXVlcnlGcmVlQnVzeVJlcXVlc3QaHi5jYWxxLnYxLlF1ZXJ5RnJlZUJ1c3lSZXNwb25zZSISkAIBkrUYCxYBAgMEBQYLDRobEmMKDUZpbmRGcmVlU2xvdHMSHS5jYWxxLnYxLkZpbmRGcmVlU2xvdHNSZXF1ZXN0Gh4uY2FscS52MS5GaW5kRnJlZVNsb3RzUmVzcG9uc2UiE5ACAZK1GAwWFwECAwQFBgsNGhtiBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
+  fileDesc("Ch5jYWxxL3YxL2NhbGVuZGFyX3NlcnZpY2UucHJvdG8SB2NhbHEudjEitQMKE1NlYXJjaEV2ZW50c1JlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECEisKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZUID4EECEh4KBWxpbWl0GAYgASgFQg/gQQGatRgICAEQZBgUOAgSEwoGY3Vyc29yGAcgASgJQgPgQQESIAoKdGV4dF9xdWVyeRgIIAEoCUIM4EEBmrUYBTDIATgVEikKBnN0YXR1cxgUIAEoDjIULmNhbHEudjEuRXZlbnRTdGF0dXNCA+BBARIwCgx0cmFuc3BhcmVuY3kYFSABKA4yFS5jYWxxLnYxLlRyYW5zcGFyZW5jeUID4EEBEjsKEG15X3BhcnRpY2lwYXRpb24YFiABKA4yHC5jYWxxLnYxLlBhcnRpY2lwYXRpb25GaWx0ZXJCA+BBARIfCgpjYXRlZ29yaWVzGBcgAygJQgvgQQGatRgEKAo4KiKkAwoNUmVzb2x2ZWRRdWVyeRITCgtjYWxlbmRhcl9pZBgBIAEoCRIuCgpzdGFydF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2ChJlbmRfZXhjbHVzaXZlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHRpbWV6b25lGAQgASgJEiYKCm1hdGNoX21vZGUYBSABKA4yEi5jYWxxLnYxLk1hdGNoTW9kZRINCgVsaW1pdBgGIAEoBRIYChB0ZXh0X3F1ZXJ5X3dvcmRzGAcgAygJEhQKDGNhbGVuZGFyX2lkcxgIIAMoCRIkCgZzdGF0dXMYFCABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgVIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjYKEG15X3BhcnRpY2lwYXRpb24YFiABKA4yHC5jYWxxLnYxLlBhcnRpY2lwYXRpb25GaWx0ZXISEgoKY2F0ZWdvcmllcxgXIAMoCSLPAwoiU2VhcmNoRXZlbnRzQWNyb3NzQ2FsZW5kYXJzUmVxdWVzdBIjCgxjYWxlbmRhcl9pZHMYASADKAlCDeBBApq1GAYgASgyOBYSEgoFc3RhcnQYAiABKAlCA+BBAhIaCg1lbmRfZXhjbHVzaXZlGAMgASgJQgPgQQISFQoIdGltZXpvbmUYBCABKAlCA+BBAhIrCgptYXRjaF9tb2RlGAUgASgOMhIuY2FscS52MS5NYXRjaE1vZGVCA+BBAhIeCgVsaW1pdBgGIAEoBUIP4EEBmrUYCAgBEGQYFDgIEhMKBmN1cnNvchgHIAEoCUID4EEBEiAKCnRleHRfcXVlcnkYCCABKAlCDOBBAZq1GAUwyAE4FRIpCgZzdGF0dXMYFCABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzQgPgQQESMAoMdHJhbnNwYXJlbmN5GBUgASgOMhUuY2FscS52MS5UcmFuc3BhcmVuY3lCA+BBARI7ChBteV9wYXJ0aWNpcGF0aW9uGBYgASgOMhwuY2FscS52MS5QYXJ0aWNpcGF0aW9uRmlsdGVyQgPgQQESHwoKY2F0ZWdvcmllcxgXIAMoCUIL4EEBmrUYBCgKOCoidwoMQ2FsZW5kYXJSZWFkEhMKC2NhbGVuZGFyX2lkGAEgASgJEhMKC3NuYXBzaG90X2lkGAIgASgJEi4KCmRhdGFfYXNfb2YYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAQgASgIIqgCCiNTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtuZXh0X2N1cnNvchgCIAEoCRIlCgVxdWVyeRgDIAEoCzIWLmNhbHEudjEuUmVzb2x2ZWRRdWVyeRIoCgljYWxlbmRhcnMYBCADKAsyFS5jYWxxLnYxLkNhbGVuZGFyUmVhZBIPCgdwYXJ0aWFsGAUgASgIEi4KDnBhcnRpYWxfcmVhc29uGAYgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgHIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3Qi7gIKFFNlYXJjaEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmNhbHEudjEuRXZlbnRPY2N1cnJlbmNlEhMKC25leHRfY3Vyc29yGAIgASgJEiUKBXF1ZXJ5GAMgASgLMhYuY2FscS52MS5SZXNvbHZlZFF1ZXJ5EikKC2NvbnNpc3RlbmN5GAQgASgOMhQuY2FscS52MS5Db25zaXN0ZW5jeRITCgtzbmFwc2hvdF9pZBgFIAEoCRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVzdGFsZRgHIAEoCBIPCgdwYXJ0aWFsGAggASgIEi4KDnBhcnRpYWxfcmVhc29uGAkgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uEjAKD2N1cnNvcl9zbmFwc2hvdBgKIAEoDjIXLmNhbHEudjEuQ3Vyc29yU25hcHNob3Qi5AUKD0V2ZW50T2NjdXJyZW5jZRIQCghldmVudF9pZBgBIAEoCRILCgN1aWQYAiABKAkSFQoNcmVjdXJyZW5jZV9pZBgDIAEoCRITCgtjYWxlbmRhcl9pZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhAKCGxvY2F0aW9uGAYgASgJEi4KCnN0YXJ0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgJIAEoCRIRCgllbmRfbG9jYWwYCiABKAkSDwoHYWxsX2RheRgLIAEoCBISCgpzdGFydF9kYXRlGAwgASgJEhoKEmVuZF9kYXRlX2V4Y2x1c2l2ZRgNIAEoCRIWCg5ldmVudF90aW1lem9uZRgOIAEoCRIkCgZzdGF0dXMYDyABKA4yFC5jYWxxLnYxLkV2ZW50U3RhdHVzEisKDHRyYW5zcGFyZW5jeRgQIAEoDjIVLmNhbHEudjEuVHJhbnNwYXJlbmN5EjAKD3dpbmRvd19yZWxhdGlvbhgRIAEoDjIXLmNhbHEudjEuV2luZG93UmVsYXRpb24SMQoNbGFzdF9tb2RpZmllZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGAoQZGV0YWlsc193aXRoaGVsZBgTIAEoCBIYChBzdGFydF9sb2NhbF9kYXRlGBQgASgJEhsKE3N0YXJ0X2xvY2FsX3dlZWtkYXkYFSABKAkSFgoOZW5kX2xvY2FsX2RhdGUYFiABKAkSGQoRZW5kX2xvY2FsX3dlZWtkYXkYFyABKAkSEQoJbGFzdF9kYXRlGBggASgJEhoKEnN0YXJ0X2RhdGVfd2Vla2RheRgZIAEoCRIZChFsYXN0X2RhdGVfd2Vla2RheRgaIAEoCSJZCg9HZXRFdmVudFJlcXVlc3QSGAoLY2FsZW5kYXJfaWQYASABKAlCA+BBAhIVCghldmVudF9pZBgCIAEoCUID4EECEhUKCHRpbWV6b25lGAMgASgJQgPgQQEiJwoGUGVyc29uEgwKBG5hbWUYASABKAkSDwoHYWRkcmVzcxgCIAEoCSJoCghBdHRlbmRlZRIfCgZwZXJzb24YASABKAsyDy5jYWxxLnYxLlBlcnNvbhItCg1wYXJ0aWNpcGF0aW9uGAIgASgOMhYuY2FscS52MS5QYXJ0aWNpcGF0aW9uEgwKBHJvbGUYAyABKAkiPQoJRXZlbnRMaW5rEgsKA3VybBgBIAEoCRIjCgZzb3VyY2UYAiABKA4yEy5jYWxxLnYxLkxpbmtTb3VyY2Ui9QMKEEdldEV2ZW50UmVzcG9uc2USJwoFZXZlbnQYASABKAsyGC5jYWxxLnYxLkV2ZW50T2NjdXJyZW5jZRITCgtkZXNjcmlwdGlvbhgCIAEoCRIdChVkZXNjcmlwdGlvbl90cnVuY2F0ZWQYAyABKAgSIgoJb3JnYW5pemVyGAQgASgLMg8uY2FscS52MS5QZXJzb24SJAoJYXR0ZW5kZWVzGAUgAygLMhEuY2FscS52MS5BdHRlbmRlZRIWCg5hdHRlbmRlZV9jb3VudBgGIAEoBRIhCgVsaW5rcxgHIAMoCzISLmNhbHEudjEuRXZlbnRMaW5rEhIKCmNhdGVnb3JpZXMYCCADKAkSLwoOY2xhc3NpZmljYXRpb24YCSABKA4yFy5jYWxxLnYxLkNsYXNzaWZpY2F0aW9uEhgKEGRldGFpbHNfd2l0aGhlbGQYCiABKAgSGAoQcmVjdXJyZW5jZV9ydWxlcxgLIAMoCRIXCg9yZWN1cnJlbmNlX3RleHQYDCABKAkSGQoRY2FsZW5kYXJfdGltZXpvbmUYDSABKAkSEwoLc25hcHNob3RfaWQYDiABKAkSLgoKZGF0YV9hc19vZhgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYECABKAgiFgoUTGlzdENhbGVuZGFyc1JlcXVlc3QiQQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEigKCWNhbGVuZGFycxgBIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJJbmZvIs0BCgxDYWxlbmRhckluZm8SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEg8KB3ByaW1hcnkYBCABKAgSLgoKZGF0YV9hc19vZhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBiABKAgSEwoLc2hhcmRfZ3JvdXAYByABKAkSEQoJc2hhcmRfa2V5GAggASgJEhEKCWJ1c3lfb25seRgUIAEoCCIZChdHZXRDYWxsZXJDb250ZXh0UmVxdWVzdCLXAgoYR2V0Q2FsbGVyQ29udGV4dFJlc3BvbnNlEhQKDHByaW5jaXBhbF9pZBgBIAEoCRIQCgh0aW1lem9uZRgCIAEoCRIwCgxjdXJyZW50X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhsKE3ByaW1hcnlfY2FsZW5kYXJfaWQYBCABKAkSDQoFdG9kYXkYFCABKAkSFQoNdG9kYXlfd2Vla2RheRgVIAEoCRIaChJ3ZWVrX3N0YXJ0X3dlZWtkYXkYFiABKAkSFwoPdGhpc193ZWVrX3N0YXJ0GBcgASgJEhcKD25leHRfd2Vla19zdGFydBgYIAEoCRIdChV3ZWVrX2FmdGVyX25leHRfc3RhcnQYGSABKAkSMQoSbmV4dF9vZmZzZXRfY2hhbmdlGBogASgLMhUuY2FscS52MS5PZmZzZXRDaGFuZ2UikAEKDE9mZnNldENoYW5nZRIoCgR0aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1vZmZzZXRfYmVmb3JlGAIgASgJEhQKDG9mZnNldF9hZnRlchgDIAEoCRIUCgxsb2NhbF9iZWZvcmUYBCABKAkSEwoLbG9jYWxfYWZ0ZXIYBSABKAkiggEKFFF1ZXJ5RnJlZUJ1c3lSZXF1ZXN0EiMKDGNhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhISCgVzdGFydBgCIAEoCUID4EECEhoKDWVuZF9leGNsdXNpdmUYAyABKAlCA+BBAhIVCgh0aW1lem9uZRgEIAEoCUID4EECIp8CCgxCdXN5SW50ZXJ2YWwSLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh8KBGtpbmQYAyABKA4yES5jYWxxLnYxLkJ1c3lLaW5kEhMKC3N0YXJ0X2xvY2FsGAQgASgJEhEKCWVuZF9sb2NhbBgFIAEoCRIYChBzdGFydF9sb2NhbF9kYXRlGBQgASgJEhsKE3N0YXJ0X2xvY2FsX3dlZWtkYXkYFSABKAkSFgoOZW5kX2xvY2FsX2RhdGUYFiABKAkSGQoRZW5kX2xvY2FsX3dlZWtkYXkYFyABKAkirgEKDENhbGVuZGFyQnVzeRITCgtjYWxlbmRhcl9pZBgBIAEoCRIjCgRidXN5GAIgAygLMhUuY2FscS52MS5CdXN5SW50ZXJ2YWwSEwoLc25hcHNob3RfaWQYAyABKAkSLgoKZGF0YV9hc19vZhgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhbGUYBSABKAgSEAoIY29tcGxldGUYBiABKAgiyAIKFVF1ZXJ5RnJlZUJ1c3lSZXNwb25zZRIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2ChJlbmRfZXhjbHVzaXZlX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHRpbWV6b25lGAMgASgJEigKCWNhbGVuZGFycxgEIAMoCzIVLmNhbHEudjEuQ2FsZW5kYXJCdXN5EicKCGNvbWJpbmVkGAUgAygLMhUuY2FscS52MS5CdXN5SW50ZXJ2YWwSMgoOY29tcGxldGVfdW50aWwYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDnBhcnRpYWxfcmVhc29uGAcgASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uIo8DChRGaW5kRnJlZVNsb3RzUmVxdWVzdBIjCgxjYWxlbmRhcl9pZHMYASADKAlCDeBBApq1GAYgASgyOBYSEgoFc3RhcnQYAiABKAlCA+BBAhIaCg1lbmRfZXhjbHVzaXZlGAMgASgJQgPgQQISFQoIdGltZXpvbmUYBCABKAlCA+BBAhIoChBkdXJhdGlvbl9taW51dGVzGAUgASgFQg7gQQKatRgHCAUQoAs4FxImCgxzdGVwX21pbnV0ZXMYBiABKAVCEOBBAZq1GAkIBRCgCxgeOBcSMAoJdGVudGF0aXZlGAcgASgOMhguY2FscS52MS5UZW50YXRpdmVQb2xpY3lCA+BBAhIgChN3b3JraW5nX2hvdXJzX3N0YXJ0GAggASgJQgPgQQESHgoRd29ya2luZ19ob3Vyc19lbmQYCSABKAlCA+BBARIlCgx3b3JraW5nX2RheXMYCiADKAVCD+BBAZq1GAgIARAHKAc4FxIeCgVsaW1pdBgLIAEoBUIP4EEBmrUYCAgBEDIYCjgXIvoBCghGcmVlU2xvdBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RhcnRfbG9jYWwYAyABKAkSEQoJZW5kX2xvY2FsGAQgASgJEhgKEHN0YXJ0X2xvY2FsX2RhdGUYFCABKAkSGwoTc3RhcnRfbG9jYWxfd2Vla2RheRgVIAEoCRIWCg5lbmRfbG9jYWxfZGF0ZRgWIAEoCRIZChFlbmRfbG9jYWxfd2Vla2RheRgXIAEoCSLBAQoVRmluZEZyZWVTbG90c1Jlc3BvbnNlEiAKBXNsb3RzGAEgAygLMhEuY2FscS52MS5GcmVlU2xvdBIQCgh0aW1lem9uZRgCIAEoCRIQCghjb21wbGV0ZRgDIAEoCBIyCg5jb21wbGV0ZV91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoOcGFydGlhbF9yZWFzb24YBSABKA4yFi5jYWxxLnYxLlBhcnRpYWxSZWFzb24i0QQKF0ZpbmRNZWV0aW5nVGltZXNSZXF1ZXN0EiwKFXJlcXVpcmVkX2NhbGVuZGFyX2lkcxgBIAMoCUIN4EECmrUYBiABKDI4FhIqChVvcHRpb25hbF9jYWxlbmRhcl9pZHMYAiADKAlCC+BBAZq1GAQoMTgWEhIKBXN0YXJ0GAMgASgJQgPgQQISGgoNZW5kX2V4Y2x1c2l2ZRgEIAEoCUID4EECEhUKCHRpbWV6b25lGAUgASgJQgPgQQISKAoQZHVyYXRpb25fbWludXRlcxgGIAEoBUIO4EECmrUYBwgFEKALOCgSJgoMc3RlcF9taW51dGVzGAcgASgFQhDgQQGatRgJCAUQoAsYHjgoEi0KFWJ1ZmZlcl9iZWZvcmVfbWludXRlcxgIIAEoBUIO4EEBmrUYBwgAEPABOCgSLAoUYnVmZmVyX2FmdGVyX21pbnV0ZXMYCSABKAVCDuBBAZq1GAcIABDwATgoEjAKCXRlbnRhdGl2ZRgKIAEoDjIYLmNhbHEudjEuVGVudGF0aXZlUG9saWN5QgPgQQISKwoUbWluX29wdGlvbmFsX3BlcmNlbnQYCyABKAVCDeBBAZq1GAYIABBkOCgSIAoTd29ya2luZ19ob3Vyc19zdGFydBgMIAEoCUID4EEBEh4KEXdvcmtpbmdfaG91cnNfZW5kGA0gASgJQgPgQQESJQoMd29ya2luZ19kYXlzGA4gAygFQg/gQQGatRgICAEQBygHOCgSHgoFbGltaXQYDyABKAVCD+BBAZq1GAgIARAUGAU4KCKUAQoPTWVldGluZ0F0dGVuZGVlEhMKC2NhbGVuZGFyX2lkGAEgASgJEhAKCHJlcXVpcmVkGAIgASgIEhAKCHRpbWV6b25lGAMgASgJEjkKFHdvcmtpbmdfaG91cnNfc291cmNlGAQgASgOMhsuY2FscS52MS5Xb3JraW5nSG91cnNTb3VyY2USDQoFc3RhbGUYBSABKAgibQoUQXR0ZW5kZWVBdmFpbGFiaWxpdHkSEwoLY2FsZW5kYXJfaWQYASABKAkSKwoMYXZhaWxhYmlsaXR5GAIgASgOMhUuY2FscS52MS5BdmFpbGFiaWxpdHkSEwoLc3RhcnRfbG9jYWwYAyABKAki5AIKC01lZXRpbmdUaW1lEi4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGFydF9sb2NhbBgDIAEoCRIRCgllbmRfbG9jYWwYBCABKAkSGAoQc3RhcnRfbG9jYWxfZGF0ZRgFIAEoCRIbChNzdGFydF9sb2NhbF93ZWVrZGF5GAYgASgJEhYKDmVuZF9sb2NhbF9kYXRlGAcgASgJEhkKEWVuZF9sb2NhbF93ZWVrZGF5GAggASgJEhUKDW9wdGlvbmFsX2ZyZWUYCSABKAUSHAoUdW5hdmFpbGFibGVfcmVxdWlyZWQYCiADKAkSMAoJYXR0ZW5kZWVzGAsgAygLMh0uY2FscS52MS5BdHRlbmRlZUF2YWlsYWJpbGl0eSKdAwoYRmluZE1lZXRpbmdUaW1lc1Jlc3BvbnNlEigKCmNhbmRpZGF0ZXMYASADKAsyFC5jYWxxLnYxLk1lZXRpbmdUaW1lEhEKCWZpdF9jb3VudBgCIAEoBRIQCgh0aW1lem9uZRgDIAEoCRIrCglhdHRlbmRlZXMYBCADKAsyGC5jYWxxLnYxLk1lZXRpbmdBdHRlbmRlZRIrCg1ub19maXRfcmVhc29uGAUgASgOMhQuY2FscS52MS5Ob0ZpdFJlYXNvbhI0ChZmaXJzdF9maXRfYWZ0ZXJfd2luZG93GAYgASgLMhQuY2FscS52MS5NZWV0aW5nVGltZRIsCg5mZXdlc3RfbWlzc2luZxgHIAEoCzIULmNhbHEudjEuTWVldGluZ1RpbWUSEAoIY29tcGxldGUYCCABKAgSMgoOY29tcGxldGVfdW50aWwYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDnBhcnRpYWxfcmVhc29uGAogASgOMhYuY2FscS52MS5QYXJ0aWFsUmVhc29uKlwKCU1hdGNoTW9kZRIaChZNQVRDSF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSTUFUQ0hfTU9ERV9PVkVSTEFQEAESGwoXTUFUQ0hfTU9ERV9TVEFSVF9XSVRISU4QAirJAQoOV2luZG93UmVsYXRpb24SHwobV0lORE9XX1JFTEFUSU9OX1VOU1BFQ0lGSUVEEAASGgoWV0lORE9XX1JFTEFUSU9OX0lOU0lERRABEiEKHVdJTkRPV19SRUxBVElPTl9DUk9TU0VTX1NUQVJUEAISHwobV0lORE9XX1JFTEFUSU9OX0NST1NTRVNfRU5EEAMSGQoVV0lORE9XX1JFTEFUSU9OX1NQQU5TEAQSGwoXV0lORE9XX1JFTEFUSU9OX0lOU1RBTlQQBSpECgtDb25zaXN0ZW5jeRIbChdDT05TSVNURU5DWV9VTlNQRUNJRklFRBAAEhgKFENPTlNJU1RFTkNZX1NOQVBTSE9UEAEqhwEKDVBhcnRpYWxSZWFzb24SHgoaUEFSVElBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVQQVJUSUFMX1JFQVNPTl9CVURHRVQQARIbChdQQVJUSUFMX1JFQVNPTl9ERUFETElORRACEh4KGlBBUlRJQUxfUkVBU09OX0FOU1dFUl9TSVpFEAMqYwoLRXZlbnRTdGF0dXMSHAoYRVZFTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWRVZFTlRfU1RBVFVTX0NPTkZJUk1FRBABEhoKFkVWRU5UX1NUQVRVU19URU5UQVRJVkUQAipjCgxUcmFuc3BhcmVuY3kSHAoYVFJBTlNQQVJFTkNZX1VOU1BFQ0lGSUVEEAASFwoTVFJBTlNQQVJFTkNZX09QQVFVRRABEhwKGFRSQU5TUEFSRU5DWV9UUkFOU1BBUkVOVBACKvMBChNQYXJ0aWNpcGF0aW9uRmlsdGVyEiQKIFBBUlRJQ0lQQVRJT05fRklMVEVSX1VOU1BFQ0lGSUVEEAASJQohUEFSVElDSVBBVElPTl9GSUxURVJfTk9UX0RFQ0xJTkVEEAESIQodUEFSVElDSVBBVElPTl9GSUxURVJfQUNDRVBURUQQAhIiCh5QQVJUSUNJUEFUSU9OX0ZJTFRFUl9URU5UQVRJVkUQAxIlCiFQQVJUSUNJUEFUSU9OX0ZJTFRFUl9ORUVEU19BQ1RJT04QBBIhCh1QQVJUSUNJUEFUSU9OX0ZJTFRFUl9ERUNMSU5FRBAFKmoKDkN1cnNvclNuYXBzaG90Eh8KG0NVUlNPUl9TTkFQU0hPVF9VTlNQRUNJRklFRBAAEhgKFENVUlNPUl9TTkFQU0hPVF9IRUxEEAESHQoZQ1VSU09SX1NOQVBTSE9UX1JFQ0hFQ0tFRBACKsABCg1QYXJ0aWNpcGF0aW9uEh0KGVBBUlRJQ0lQQVRJT05fVU5TUEVDSUZJRUQQABIeChpQQVJUSUNJUEFUSU9OX05FRURTX0FDVElPThABEhoKFlBBUlRJQ0lQQVRJT05fQUNDRVBURUQQAhIaChZQQVJUSUNJUEFUSU9OX0RFQ0xJTkVEEAMSGwoXUEFSVElDSVBBVElPTl9URU5UQVRJVkUQBBIbChdQQVJUSUNJUEFUSU9OX0RFTEVHQVRFRBAFKpEBCgpMaW5rU291cmNlEhsKF0xJTktfU09VUkNFX1VOU1BFQ0lGSUVEEAASEwoPTElOS19TT1VSQ0VfVVJMEAESGgoWTElOS19TT1VSQ0VfQ09ORkVSRU5DRRACEhsKF0xJTktfU09VUkNFX0RFU0NSSVBUSU9OEAMSGAoUTElOS19TT1VSQ0VfTE9DQVRJT04QBCqIAQoOQ2xhc3NpZmljYXRpb24SHgoaQ0xBU1NJRklDQVRJT05fVU5TUEVDSUZJRUQQABIZChVDTEFTU0lGSUNBVElPTl9QVUJMSUMQARIaChZDTEFTU0lGSUNBVElPTl9QUklWQVRFEAISHwobQ0xBU1NJRklDQVRJT05fQ09ORklERU5USUFMEAMqUgoIQnVzeUtpbmQSGQoVQlVTWV9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOQlVTWV9LSU5EX0JVU1kQARIXChNCVVNZX0tJTkRfVEVOVEFUSVZFEAIqaQoPVGVudGF0aXZlUG9saWN5EiAKHFRFTlRBVElWRV9QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVURU5UQVRJVkVfUE9MSUNZX0JVU1kQARIZChVURU5UQVRJVkVfUE9MSUNZX0ZSRUUQAiqeAQoMQXZhaWxhYmlsaXR5EhwKGEFWQUlMQUJJTElUWV9VTlNQRUNJRklFRBAAEhUKEUFWQUlMQUJJTElUWV9GUkVFEAESFQoRQVZBSUxBQklMSVRZX0JVU1kQAhIaChZBVkFJTEFCSUxJVFlfVEVOVEFUSVZFEAMSJgoiQVZBSUxBQklMSVRZX09VVFNJREVfV09SS0lOR19IT1VSUxAEKvYBCgtOb0ZpdFJlYXNvbhIdChlOT19GSVRfUkVBU09OX1VOU1BFQ0lGSUVEEAASLgoqTk9fRklUX1JFQVNPTl9XSU5ET1dfU0hPUlRFUl9USEFOX0RVUkFUSU9OEAESJAogTk9fRklUX1JFQVNPTl9OT19TVEFSVF9JTl9XSU5ET1cQAhInCiNOT19GSVRfUkVBU09OX09VVFNJREVfV09SS0lOR19IT1VSUxADEiUKIU5PX0ZJVF9SRUFTT05fTk9fQ09NTU9OX0ZSRUVfVElNRRAEEiIKHk5PX0ZJVF9SRUFTT05fVE9PX0ZFV19PUFRJT05BTBAFKr0BChJXb3JraW5nSG91cnNTb3VyY2USJAogV09SS0lOR19IT1VSU19TT1VSQ0VfVU5TUEVDSUZJRUQQABIdChlXT1JLSU5HX0hPVVJTX1NPVVJDRV9GRUVEEAESIQodV09SS0lOR19IT1VSU19TT1VSQ0VfU0VUVElOR1MQAhIgChxXT1JLSU5HX0hPVVJTX1NPVVJDRV9SRVFVRVNUEAMSHQoZV09SS0lOR19IT1VSU19TT1VSQ0VfTk9ORRAEMskGCg9DYWxlbmRhclNlcnZpY2USZQoMU2VhcmNoRXZlbnRzEhwuY2FscS52MS5TZWFyY2hFdmVudHNSZXF1ZXN0Gh0uY2FscS52MS5TZWFyY2hFdmVudHNSZXNwb25zZSIYkAIBkrUYEQECAwQFBgcICQoLDRUZGikqEpQBChtTZWFyY2hFdmVudHNBY3Jvc3NDYWxlbmRhcnMSKy5jYWxxLnYxLlNlYXJjaEV2ZW50c0Fjcm9zc0NhbGVuZGFyc1JlcXVlc3QaLC5jYWxxLnYxLlNlYXJjaEV2ZW50c0Fjcm9zc0NhbGVuZGFyc1Jlc3BvbnNlIhqQAgGStRgTFgECAwQFBgcICQoLDRUZGikqGxJOCghHZXRFdmVudBIYLmNhbHEudjEuR2V0RXZlbnRSZXF1ZXN0GhkuY2FscS52MS5HZXRFdmVudFJlc3BvbnNlIg2QAgGStRgGAwsNGBkaElMKDUxpc3RDYWxlbmRhcnMSHS5jYWxxLnYxLkxpc3RDYWxlbmRhcnNSZXF1ZXN0Gh4uY2FscS52MS5MaXN0Q2FsZW5kYXJzUmVzcG9uc2UiA5ACARJcChBHZXRDYWxsZXJDb250ZXh0EiAuY2FscS52MS5HZXRDYWxsZXJDb250ZXh0UmVxdWVzdBohLmNhbHEudjEuR2V0Q2FsbGVyQ29udGV4dFJlc3BvbnNlIgOQAgESYgoNUXVlcnlGcmVlQnVzeRIdLmNhbHEudjEuUXVlcnlGcmVlQnVzeVJlcXVlc3QaHi5jYWxxLnYxLlF1ZXJ5RnJlZUJ1c3lSZXNwb25zZSISkAIBkrUYCxYBAgMEBQYLDRobEmMKDUZpbmRGcmVlU2xvdHMSHS5jYWxxLnYxLkZpbmRGcmVlU2xvdHNSZXF1ZXN0Gh4uY2FscS52MS5GaW5kRnJlZVNsb3RzUmVzcG9uc2UiE5ACAZK1GAwWFwECAwQFBgsNGhsSbAoQRmluZE1lZXRpbmdUaW1lcxIgLmNhbHEudjEuRmluZE1lZXRpbmdUaW1lc1JlcXVlc3QaIS5jYWxxLnYxLkZpbmRNZWV0aW5nVGltZXNSZXNwb25zZSITkAIBkrUYDBYoAQIDBAUGCw0aG2IGcHJvdG8z", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_calq_v1_reasons]);
 
 /**
- * Every field has exactly one meaning; nothing is guessed.
+ * One calendar, one window; nothing is guessed.
  *
  * @generated from message calq.v1.SearchEventsRequest
  */
@@ -44,30 +44,28 @@ export type SearchEventsRequest = Message<"calq.v1.SearchEventsRequest"> & {
   calendarId: string;
 
   /**
-   * First instant of the window, included, in one of three forms:
-   * "2026-10-02T09:00:00+07:00" (RFC 3339; the offset, or "Z", must be
-   * `timezone`'s offset at that instant, else TIMEZONE_OFFSET_MISMATCH);
-   * "2026-10-02T09:00" (a wall time in `timezone`; one skipped by a DST jump
-   * is NONEXISTENT_LOCAL_TIME, one that happens twice AMBIGUOUS_TIMEZONE);
-   * or "2026-10-02" (that day's first instant in `timezone`). Seconds are
-   * optional, milliseconds the finest; years 1900 to 2199.
+   * First instant, included: "2026-10-02T09:00:00+07:00" (offset or "Z"
+   * must be `timezone`'s then, else TIMEZONE_OFFSET_MISMATCH),
+   * "2026-10-02T09:00" (wall time in `timezone`; one a DST jump skips is
+   * NONEXISTENT_LOCAL_TIME, one that happens twice AMBIGUOUS_TIMEZONE) or
+   * "2026-10-02" (that day's first instant).
    *
    * @generated from field: string start = 2;
    */
   start: string;
 
   /**
-   * End of the window, excluded, in the same forms; after `start`, at most
-   * 366 days later (configurable). A whole day: "2026-10-02" to "2026-10-03".
+   * End of the window, excluded, in the same forms, at most 366 days after
+   * `start`; a whole day is "2026-10-02" to "2026-10-03".
    *
    * @generated from field: string end_exclusive = 3;
    */
   endExclusive: string;
 
   /**
-   * IANA zone ("Asia/Ho_Chi_Minh", "UTC"; not "+07:00" or "EST") reading
-   * `start` and `end_exclusive` and rendering local times. Use the caller's
-   * recorded zone (GetCallerContext) or ask; never invent a place.
+   * IANA zone ("Asia/Ho_Chi_Minh"; not "+07:00" or "EST") of the window and
+   * the local times: the caller's recorded one (GetCallerContext), else ask;
+   * never invent a place.
    *
    * @generated from field: string timezone = 4;
    */
@@ -81,31 +79,57 @@ export type SearchEventsRequest = Message<"calq.v1.SearchEventsRequest"> & {
   matchMode: MatchMode;
 
   /**
-   * Occurrences per page. Only an empty `next_cursor` ends a search; a short
-   * page may have a next one.
+   * Occurrences per page; only an empty `next_cursor` ends a search.
    *
    * @generated from field: int32 limit = 6;
    */
   limit: number;
 
   /**
-   * Empty for the first page; then the previous `next_cursor`, unchanged,
-   * with every other field as on the first page (only `limit` may change),
-   * else INVALID_CURSOR. It lasts 15 minutes (configurable).
+   * Empty for the first page, then the last `next_cursor` unchanged, every
+   * other field but `limit` as on the first page.
    *
    * @generated from field: string cursor = 7;
    */
   cursor: string;
 
   /**
-   * Words that must all occur, whole or in part, in the summary, location or
-   * description; empty for every event. Case and diacritics do not matter
-   * ("hop" finds "Họp", "dang" finds "Đăng"); words split at anything but
-   * letters and digits; never a pattern. At most 10 words.
+   * Words that must all occur, whole or in part, in the summary, location
+   * or description; case and diacritics ignored ("hop" finds "Họp"); at
+   * most 10.
    *
    * @generated from field: string text_query = 8;
    */
   textQuery: string;
+
+  /**
+   * Only this STATUS (none counts as confirmed); null for any.
+   *
+   * @generated from field: calq.v1.EventStatus status = 20;
+   */
+  status: EventStatus;
+
+  /**
+   * Only this TRANSP; null for any.
+   *
+   * @generated from field: calq.v1.Transparency transparency = 21;
+   */
+  transparency: Transparency;
+
+  /**
+   * Only by the caller's own answer to the invitation; null for any.
+   *
+   * @generated from field: calq.v1.ParticipationFilter my_participation = 22;
+   */
+  myParticipation: ParticipationFilter;
+
+  /**
+   * Only occurrences with one of these CATEGORIES, case ignored; empty for
+   * any.
+   *
+   * @generated from field: repeated string categories = 23;
+   */
+  categories: string[];
 };
 
 /**
@@ -181,6 +205,34 @@ export type ResolvedQuery = Message<"calq.v1.ResolvedQuery"> & {
    * @generated from field: repeated string calendar_ids = 8;
    */
   calendarIds: string[];
+
+  /**
+   * The status filter applied; EVENT_STATUS_UNSPECIFIED for none.
+   *
+   * @generated from field: calq.v1.EventStatus status = 20;
+   */
+  status: EventStatus;
+
+  /**
+   * The transparency filter applied; TRANSPARENCY_UNSPECIFIED for none.
+   *
+   * @generated from field: calq.v1.Transparency transparency = 21;
+   */
+  transparency: Transparency;
+
+  /**
+   * The participation filter applied; PARTICIPATION_FILTER_UNSPECIFIED for none.
+   *
+   * @generated from field: calq.v1.ParticipationFilter my_participation = 22;
+   */
+  myParticipation: ParticipationFilter;
+
+  /**
+   * The categories filter applied, as compared (lower case), each once; empty for none.
+   *
+   * @generated from field: repeated string categories = 23;
+   */
+  categories: string[];
 };
 
 /**
@@ -254,6 +306,34 @@ export type SearchEventsAcrossCalendarsRequest = Message<"calq.v1.SearchEventsAc
    * @generated from field: string text_query = 8;
    */
   textQuery: string;
+
+  /**
+   * As in SearchEvents.
+   *
+   * @generated from field: calq.v1.EventStatus status = 20;
+   */
+  status: EventStatus;
+
+  /**
+   * As in SearchEvents.
+   *
+   * @generated from field: calq.v1.Transparency transparency = 21;
+   */
+  transparency: Transparency;
+
+  /**
+   * As in SearchEvents.
+   *
+   * @generated from field: calq.v1.ParticipationFilter my_participation = 22;
+   */
+  myParticipation: ParticipationFilter;
+
+  /**
+   * As in SearchEvents.
+   *
+   * @generated from field: repeated string categories = 23;
+   */
+  categories: string[];
 };
 
 /**
@@ -641,6 +721,57 @@ export type EventOccurrence = Message<"calq.v1.EventOccurrence"> & {
    * @generated from field: bool details_withheld = 19;
    */
   detailsWithheld: boolean;
+
+  /**
+   * The date of `start_local`, "YYYY-MM-DD".
+   *
+   * @generated from field: string start_local_date = 20;
+   */
+  startLocalDate: string;
+
+  /**
+   * The weekday of `start_local_date` in English ("Friday").
+   *
+   * @generated from field: string start_local_weekday = 21;
+   */
+  startLocalWeekday: string;
+
+  /**
+   * The date of `end_local`.
+   *
+   * @generated from field: string end_local_date = 22;
+   */
+  endLocalDate: string;
+
+  /**
+   * The weekday of `end_local_date`.
+   *
+   * @generated from field: string end_local_weekday = 23;
+   */
+  endLocalWeekday: string;
+
+  /**
+   * For all-day occurrences, the last day, included: the day before
+   * `end_date_exclusive` ("2026-10-02" for a one-day event on that day);
+   * empty otherwise.
+   *
+   * @generated from field: string last_date = 24;
+   */
+  lastDate: string;
+
+  /**
+   * For all-day occurrences, the weekday of `start_date`; empty otherwise.
+   *
+   * @generated from field: string start_date_weekday = 25;
+   */
+  startDateWeekday: string;
+
+  /**
+   * For all-day occurrences, the weekday of `last_date`; empty otherwise.
+   *
+   * @generated from field: string last_date_weekday = 26;
+   */
+  lastDateWeekday: string;
 };
 
 /**
@@ -1027,6 +1158,16 @@ export type CalendarInfo = Message<"calq.v1.CalendarInfo"> & {
    * @generated from field: string shard_key = 8;
    */
   shardKey: string;
+
+  /**
+   * True when the caller may see only this calendar's busy time: free/busy,
+   * free slots and meeting times answer for it; the searches and GetEvent
+   * refuse it with CALENDAR_NOT_ACCESSIBLE, as for a calendar that does not
+   * exist.
+   *
+   * @generated from field: bool busy_only = 20;
+   */
+  busyOnly: boolean;
 };
 
 /**
@@ -1085,6 +1226,59 @@ export type GetCallerContextResponse = Message<"calq.v1.GetCallerContextResponse
    * @generated from field: string primary_calendar_id = 4;
    */
   primaryCalendarId: string;
+
+  /**
+   * Today's date in `timezone`, "YYYY-MM-DD"; empty when no zone is recorded.
+   *
+   * @generated from field: string today = 20;
+   */
+  today: string;
+
+  /**
+   * Today's weekday in English ("Wednesday"); empty when no zone is recorded.
+   *
+   * @generated from field: string today_weekday = 21;
+   */
+  todayWeekday: string;
+
+  /**
+   * The weekday the caller's weeks start on: their setting, else "Monday".
+   *
+   * @generated from field: string week_start_weekday = 22;
+   */
+  weekStartWeekday: string;
+
+  /**
+   * The first day of this week (the week holding today); this week is the
+   * dates [this_week_start, next_week_start). Empty when no zone is recorded.
+   *
+   * @generated from field: string this_week_start = 23;
+   */
+  thisWeekStart: string;
+
+  /**
+   * The first day of next week; next week is the dates [next_week_start,
+   * week_after_next_start). As dates, a window from one to the other is
+   * exact across a DST change. Empty when no zone is recorded.
+   *
+   * @generated from field: string next_week_start = 24;
+   */
+  nextWeekStart: string;
+
+  /**
+   * The day after next week's last day. Empty when no zone is recorded.
+   *
+   * @generated from field: string week_after_next_start = 25;
+   */
+  weekAfterNextStart: string;
+
+  /**
+   * The next change of `timezone`'s UTC offset (a DST change) within a year
+   * from now; absent when there is none or no zone is recorded.
+   *
+   * @generated from field: calq.v1.OffsetChange next_offset_change = 26;
+   */
+  nextOffsetChange?: OffsetChange | undefined;
 };
 
 /**
@@ -1093,6 +1287,58 @@ export type GetCallerContextResponse = Message<"calq.v1.GetCallerContextResponse
  */
 export const GetCallerContextResponseSchema: GenMessage<GetCallerContextResponse> = /*@__PURE__*/
   messageDesc(file_calq_v1_calendar_service, 16);
+
+/**
+ * A change of a zone's UTC offset: at `time`, wall clocks jump from
+ * `local_before` to `local_after`.
+ *
+ * @generated from message calq.v1.OffsetChange
+ */
+export type OffsetChange = Message<"calq.v1.OffsetChange"> & {
+  /**
+   * The instant of the change.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * The offset before it, "+HH:MM".
+   *
+   * @generated from field: string offset_before = 2;
+   */
+  offsetBefore: string;
+
+  /**
+   * The offset from it on, "+HH:MM".
+   *
+   * @generated from field: string offset_after = 3;
+   */
+  offsetAfter: string;
+
+  /**
+   * The instant as the wall clock read just before the change, with the old
+   * offset ("2026-11-01T02:00:00-04:00").
+   *
+   * @generated from field: string local_before = 4;
+   */
+  localBefore: string;
+
+  /**
+   * The instant as the wall clock reads at the change, with the new offset
+   * ("2026-11-01T01:00:00-05:00").
+   *
+   * @generated from field: string local_after = 5;
+   */
+  localAfter: string;
+};
+
+/**
+ * Describes the message calq.v1.OffsetChange.
+ * Use `create(OffsetChangeSchema)` to create a new message.
+ */
+export const OffsetChangeSchema: GenMessage<OffsetChange> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 17);
 
 /**
  * Asks when calendars are busy in a window.
@@ -1149,7 +1395,7 @@ export type QueryFreeBusyRequest = Message<"calq.v1.QueryFreeBusyRequest"> & {
  * Use `create(QueryFreeBusyRequestSchema)` to create a new message.
  */
 export const QueryFreeBusyRequestSchema: GenMessage<QueryFreeBusyRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 17);
+  messageDesc(file_calq_v1_calendar_service, 18);
 
 /**
  * A half-open interval [start_time, end_time) of blocked time, within the window.
@@ -1191,6 +1437,34 @@ export type BusyInterval = Message<"calq.v1.BusyInterval"> & {
    * @generated from field: string end_local = 5;
    */
   endLocal: string;
+
+  /**
+   * The date of `start_local`, "YYYY-MM-DD".
+   *
+   * @generated from field: string start_local_date = 20;
+   */
+  startLocalDate: string;
+
+  /**
+   * The weekday of `start_local_date` in English ("Friday").
+   *
+   * @generated from field: string start_local_weekday = 21;
+   */
+  startLocalWeekday: string;
+
+  /**
+   * The date of `end_local`.
+   *
+   * @generated from field: string end_local_date = 22;
+   */
+  endLocalDate: string;
+
+  /**
+   * The weekday of `end_local_date`.
+   *
+   * @generated from field: string end_local_weekday = 23;
+   */
+  endLocalWeekday: string;
 };
 
 /**
@@ -1198,7 +1472,7 @@ export type BusyInterval = Message<"calq.v1.BusyInterval"> & {
  * Use `create(BusyIntervalSchema)` to create a new message.
  */
 export const BusyIntervalSchema: GenMessage<BusyInterval> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 18);
+  messageDesc(file_calq_v1_calendar_service, 19);
 
 /**
  * The blocked time of one calendar.
@@ -1256,7 +1530,7 @@ export type CalendarBusy = Message<"calq.v1.CalendarBusy"> & {
  * Use `create(CalendarBusySchema)` to create a new message.
  */
 export const CalendarBusySchema: GenMessage<CalendarBusy> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 19);
+  messageDesc(file_calq_v1_calendar_service, 20);
 
 /**
  * When the calendars asked for are busy.
@@ -1326,7 +1600,7 @@ export type QueryFreeBusyResponse = Message<"calq.v1.QueryFreeBusyResponse"> & {
  * Use `create(QueryFreeBusyResponseSchema)` to create a new message.
  */
 export const QueryFreeBusyResponseSchema: GenMessage<QueryFreeBusyResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 20);
+  messageDesc(file_calq_v1_calendar_service, 21);
 
 /**
  * A slot is a half-open interval [start, start + duration) of instants,
@@ -1429,7 +1703,7 @@ export type FindFreeSlotsRequest = Message<"calq.v1.FindFreeSlotsRequest"> & {
  * Use `create(FindFreeSlotsRequestSchema)` to create a new message.
  */
 export const FindFreeSlotsRequestSchema: GenMessage<FindFreeSlotsRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 21);
+  messageDesc(file_calq_v1_calendar_service, 22);
 
 /**
  * One free slot: the half-open interval [start_time, end_time).
@@ -1464,6 +1738,34 @@ export type FreeSlot = Message<"calq.v1.FreeSlot"> & {
    * @generated from field: string end_local = 4;
    */
   endLocal: string;
+
+  /**
+   * The date of `start_local`, "YYYY-MM-DD".
+   *
+   * @generated from field: string start_local_date = 20;
+   */
+  startLocalDate: string;
+
+  /**
+   * The weekday of `start_local_date` in English ("Friday").
+   *
+   * @generated from field: string start_local_weekday = 21;
+   */
+  startLocalWeekday: string;
+
+  /**
+   * The date of `end_local`.
+   *
+   * @generated from field: string end_local_date = 22;
+   */
+  endLocalDate: string;
+
+  /**
+   * The weekday of `end_local_date`.
+   *
+   * @generated from field: string end_local_weekday = 23;
+   */
+  endLocalWeekday: string;
 };
 
 /**
@@ -1471,7 +1773,7 @@ export type FreeSlot = Message<"calq.v1.FreeSlot"> & {
  * Use `create(FreeSlotSchema)` to create a new message.
  */
 export const FreeSlotSchema: GenMessage<FreeSlot> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 22);
+  messageDesc(file_calq_v1_calendar_service, 23);
 
 /**
  * The first free slots, in start order.
@@ -1524,10 +1826,413 @@ export type FindFreeSlotsResponse = Message<"calq.v1.FindFreeSlotsResponse"> & {
  * Use `create(FindFreeSlotsResponseSchema)` to create a new message.
  */
 export const FindFreeSlotsResponseSchema: GenMessage<FindFreeSlotsResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_service, 23);
+  messageDesc(file_calq_v1_calendar_service, 24);
 
 /**
- * How an occurrence must sit against the window to be returned.
+ * A candidate is [s, s + duration) at a local multiple of `step_minutes` in
+ * `timezone` within the window (FindFreeSlots' rules: none in a DST gap,
+ * one per instant of a fold). Each attendee is outside_working_hours when
+ * it is not within their working hours (their zone, FindFreeSlots' rule),
+ * else busy or tentative when such time overlaps it widened by the
+ * buffers, else free; tentative counts as free when `tentative` is free.
+ * It fits when every required attendee is free and at least
+ * `min_optional_percent` of the optional ones (rounded up). Working hours:
+ * the feed's VAVAILABILITY, else the settings of the person whose primary
+ * calendar it is, else the request's, else none. When nothing fits,
+ * no_fit_reason says why, with the first fit within 14 days after the
+ * window and the time missing the fewest required attendees.
+ *
+ * @generated from message calq.v1.FindMeetingTimesRequest
+ */
+export type FindMeetingTimesRequest = Message<"calq.v1.FindMeetingTimesRequest"> & {
+  /**
+   * Calendars of the attendees who must come, "primary" for the caller's;
+   * with the optional ones at most 50, each once.
+   *
+   * @generated from field: repeated string required_calendar_ids = 1;
+   */
+  requiredCalendarIds: string[];
+
+  /**
+   * Calendars of the attendees who may come.
+   *
+   * @generated from field: repeated string optional_calendar_ids = 2;
+   */
+  optionalCalendarIds: string[];
+
+  /**
+   * First instant of the window, as in FindFreeSlots.
+   *
+   * @generated from field: string start = 3;
+   */
+  start: string;
+
+  /**
+   * First instant after the window, as in FindFreeSlots.
+   *
+   * @generated from field: string end_exclusive = 4;
+   */
+  endExclusive: string;
+
+  /**
+   * IANA zone of the window, the steps and the request's working hours.
+   *
+   * @generated from field: string timezone = 5;
+   */
+  timezone: string;
+
+  /**
+   * Length of the meeting in minutes.
+   *
+   * @generated from field: int32 duration_minutes = 6;
+   */
+  durationMinutes: number;
+
+  /**
+   * Candidates start at local multiples of this many minutes from midnight.
+   *
+   * @generated from field: int32 step_minutes = 7;
+   */
+  stepMinutes: number;
+
+  /**
+   * Minutes each attendee must also be free before the meeting.
+   *
+   * @generated from field: int32 buffer_before_minutes = 8;
+   */
+  bufferBeforeMinutes: number;
+
+  /**
+   * Minutes each attendee must also be free after it.
+   *
+   * @generated from field: int32 buffer_after_minutes = 9;
+   */
+  bufferAfterMinutes: number;
+
+  /**
+   * Whether tentative time is taken; there is no default.
+   *
+   * @generated from field: calq.v1.TentativePolicy tentative = 10;
+   */
+  tentative: TentativePolicy;
+
+  /**
+   * The fewest optional attendees who must be free, in percent of them.
+   *
+   * @generated from field: int32 min_optional_percent = 11;
+   */
+  minOptionalPercent: number;
+
+  /**
+   * For attendees calq knows no working hours of, as in FindFreeSlots.
+   *
+   * @generated from field: string working_hours_start = 12;
+   */
+  workingHoursStart: string;
+
+  /**
+   * As in FindFreeSlots.
+   *
+   * @generated from field: string working_hours_end = 13;
+   */
+  workingHoursEnd: string;
+
+  /**
+   * As in FindFreeSlots.
+   *
+   * @generated from field: repeated int32 working_days = 14;
+   */
+  workingDays: number[];
+
+  /**
+   * How many candidates at most.
+   *
+   * @generated from field: int32 limit = 15;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message calq.v1.FindMeetingTimesRequest.
+ * Use `create(FindMeetingTimesRequestSchema)` to create a new message.
+ */
+export const FindMeetingTimesRequestSchema: GenMessage<FindMeetingTimesRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 25);
+
+/**
+ * One attendee as the search read them.
+ *
+ * @generated from message calq.v1.MeetingAttendee
+ */
+export type MeetingAttendee = Message<"calq.v1.MeetingAttendee"> & {
+  /**
+   * The calendar, with "primary" replaced by the caller's primary calendar id.
+   *
+   * @generated from field: string calendar_id = 1;
+   */
+  calendarId: string;
+
+  /**
+   * True for a required attendee.
+   *
+   * @generated from field: bool required = 2;
+   */
+  required: boolean;
+
+  /**
+   * The IANA zone their working hours are read in.
+   *
+   * @generated from field: string timezone = 3;
+   */
+  timezone: string;
+
+  /**
+   * Where their working hours come from.
+   *
+   * @generated from field: calq.v1.WorkingHoursSource working_hours_source = 4;
+   */
+  workingHoursSource: WorkingHoursSource;
+
+  /**
+   * True when the last reload of their feed failed and its last good
+   * snapshot was read.
+   *
+   * @generated from field: bool stale = 5;
+   */
+  stale: boolean;
+};
+
+/**
+ * Describes the message calq.v1.MeetingAttendee.
+ * Use `create(MeetingAttendeeSchema)` to create a new message.
+ */
+export const MeetingAttendeeSchema: GenMessage<MeetingAttendee> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 26);
+
+/**
+ * One attendee at one candidate time.
+ *
+ * @generated from message calq.v1.AttendeeAvailability
+ */
+export type AttendeeAvailability = Message<"calq.v1.AttendeeAvailability"> & {
+  /**
+   * The attendee's calendar.
+   *
+   * @generated from field: string calendar_id = 1;
+   */
+  calendarId: string;
+
+  /**
+   * How they stand.
+   *
+   * @generated from field: calq.v1.Availability availability = 2;
+   */
+  availability: Availability;
+
+  /**
+   * The meeting's start as RFC 3339 in the attendee's zone.
+   *
+   * @generated from field: string start_local = 3;
+   */
+  startLocal: string;
+};
+
+/**
+ * Describes the message calq.v1.AttendeeAvailability.
+ * Use `create(AttendeeAvailabilitySchema)` to create a new message.
+ */
+export const AttendeeAvailabilitySchema: GenMessage<AttendeeAvailability> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 27);
+
+/**
+ * A candidate meeting time: the half-open interval [start_time, end_time).
+ *
+ * @generated from message calq.v1.MeetingTime
+ */
+export type MeetingTime = Message<"calq.v1.MeetingTime"> & {
+  /**
+   * First instant of the meeting, included.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 1;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * First instant after it, excluded.
+   *
+   * @generated from field: google.protobuf.Timestamp end_time = 2;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * `start_time` as RFC 3339 with the offset of the request's zone.
+   *
+   * @generated from field: string start_local = 3;
+   */
+  startLocal: string;
+
+  /**
+   * `end_time` as RFC 3339 with the offset of the request's zone.
+   *
+   * @generated from field: string end_local = 4;
+   */
+  endLocal: string;
+
+  /**
+   * The date of `start_local`, "YYYY-MM-DD".
+   *
+   * @generated from field: string start_local_date = 5;
+   */
+  startLocalDate: string;
+
+  /**
+   * The weekday of `start_local_date` in English ("Friday").
+   *
+   * @generated from field: string start_local_weekday = 6;
+   */
+  startLocalWeekday: string;
+
+  /**
+   * The date of `end_local`.
+   *
+   * @generated from field: string end_local_date = 7;
+   */
+  endLocalDate: string;
+
+  /**
+   * The weekday of `end_local_date`.
+   *
+   * @generated from field: string end_local_weekday = 8;
+   */
+  endLocalWeekday: string;
+
+  /**
+   * How many optional attendees are free (tentative counting as the
+   * request's `tentative` says).
+   *
+   * @generated from field: int32 optional_free = 9;
+   */
+  optionalFree: number;
+
+  /**
+   * The required attendees who are not free; empty for a time that fits.
+   *
+   * @generated from field: repeated string unavailable_required = 10;
+   */
+  unavailableRequired: string[];
+
+  /**
+   * Every attendee, required ones first, each in the order asked.
+   *
+   * @generated from field: repeated calq.v1.AttendeeAvailability attendees = 11;
+   */
+  attendees: AttendeeAvailability[];
+};
+
+/**
+ * Describes the message calq.v1.MeetingTime.
+ * Use `create(MeetingTimeSchema)` to create a new message.
+ */
+export const MeetingTimeSchema: GenMessage<MeetingTime> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 28);
+
+/**
+ * Meeting times, best first.
+ *
+ * @generated from message calq.v1.FindMeetingTimesResponse
+ */
+export type FindMeetingTimesResponse = Message<"calq.v1.FindMeetingTimesResponse"> & {
+  /**
+   * The times that fit, ranked: the most optional attendees free first, then
+   * the earliest; at most `limit`. Empty when nothing fits.
+   *
+   * @generated from field: repeated calq.v1.MeetingTime candidates = 1;
+   */
+  candidates: MeetingTime[];
+
+  /**
+   * How many times fit in all (more than `candidates` holds when past the
+   * limit).
+   *
+   * @generated from field: int32 fit_count = 2;
+   */
+  fitCount: number;
+
+  /**
+   * The IANA zone of the request, used for the local times.
+   *
+   * @generated from field: string timezone = 3;
+   */
+  timezone: string;
+
+  /**
+   * Every attendee, required ones first, each in the order asked.
+   *
+   * @generated from field: repeated calq.v1.MeetingAttendee attendees = 4;
+   */
+  attendees: MeetingAttendee[];
+
+  /**
+   * Why nothing fits; NO_FIT_REASON_UNSPECIFIED when something does.
+   *
+   * @generated from field: calq.v1.NoFitReason no_fit_reason = 5;
+   */
+  noFitReason: NoFitReason;
+
+  /**
+   * When nothing fits: the earliest time that fits after the window, within
+   * 14 days after its end; absent when none does (or something fits).
+   *
+   * @generated from field: calq.v1.MeetingTime first_fit_after_window = 6;
+   */
+  firstFitAfterWindow?: MeetingTime | undefined;
+
+  /**
+   * When nothing fits: the candidate in the window missing the fewest
+   * required attendees (then the most optional ones free, then the
+   * earliest), naming them in `unavailable_required`; absent when the
+   * window has no candidate (or something fits).
+   *
+   * @generated from field: calq.v1.MeetingTime fewest_missing = 7;
+   */
+  fewestMissing?: MeetingTime | undefined;
+
+  /**
+   * False when the busy time could not all be read (see QueryFreeBusy's
+   * `complete_until`): candidates were looked at only before
+   * `complete_until`, and the rest of this answer says so of that part.
+   *
+   * @generated from field: bool complete = 8;
+   */
+  complete: boolean;
+
+  /**
+   * Set when `complete` is false; ask again with `start` here for later times.
+   *
+   * @generated from field: google.protobuf.Timestamp complete_until = 9;
+   */
+  completeUntil?: Timestamp | undefined;
+
+  /**
+   * Why the search stopped early; PARTIAL_REASON_UNSPECIFIED when it did not.
+   *
+   * @generated from field: calq.v1.PartialReason partial_reason = 10;
+   */
+  partialReason: PartialReason;
+};
+
+/**
+ * Describes the message calq.v1.FindMeetingTimesResponse.
+ * Use `create(FindMeetingTimesResponseSchema)` to create a new message.
+ */
+export const FindMeetingTimesResponseSchema: GenMessage<FindMeetingTimesResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_service, 29);
+
+/**
+ * How an occurrence must sit against the window to be returned. In both
+ * modes a zero-duration occurrence is the instant it starts at, matching
+ * when start <= it < end_exclusive, and an all-day one covers its days in
+ * the calendar's zone, from its first day's first instant.
  *
  * @generated from enum calq.v1.MatchMode
  */
@@ -1540,23 +2245,17 @@ export enum MatchMode {
   UNSPECIFIED = 0,
 
   /**
-   * Every occurrence sharing an instant with the window: it starts before
-   * `end_exclusive` and ends after `start`. An 08:30-09:30 meeting matches a
-   * 09:00-12:00 window, one ending at 09:00 does not; adjacent windows both
-   * return one crossing their boundary. A zero-duration occurrence matches
-   * when start <= it < end_exclusive; an all-day one covers its days in the
-   * calendar's zone. For "what is on", "am I busy".
+   * Every occurrence sharing an instant with the window: an 08:30-09:30
+   * meeting matches 09:00-12:00, one ending at 09:00 does not, and adjacent
+   * windows both return one crossing their boundary. For "what is on".
    *
    * @generated from enum value: MATCH_MODE_OVERLAP = 1;
    */
   OVERLAP = 1,
 
   /**
-   * Every occurrence starting in the window: start <= its start <
-   * end_exclusive. An 08:30 meeting does not match a window from 09:00;
-   * adjacent windows share no occurrence. An all-day occurrence starts at
-   * its first day's first instant in the calendar's zone. For "what starts",
-   * "how many".
+   * Every occurrence starting in the window, so adjacent windows share
+   * none. For "what starts", "how many".
    *
    * @generated from enum value: MATCH_MODE_START_WITHIN = 2;
    */
@@ -1749,14 +2448,14 @@ export enum Transparency {
   UNSPECIFIED = 0,
 
   /**
-   * Blocks time (TRANSP:OPAQUE, also the RFC default when TRANSP is absent).
+   * TRANSP:OPAQUE or none: blocks time.
    *
    * @generated from enum value: TRANSPARENCY_OPAQUE = 1;
    */
   OPAQUE = 1,
 
   /**
-   * Does not block time (TRANSP:TRANSPARENT).
+   * TRANSP:TRANSPARENT: blocks no time.
    *
    * @generated from enum value: TRANSPARENCY_TRANSPARENT = 2;
    */
@@ -1768,6 +2467,66 @@ export enum Transparency {
  */
 export const TransparencySchema: GenEnum<Transparency> = /*@__PURE__*/
   enumDesc(file_calq_v1_calendar_service, 5);
+
+/**
+ * Which occurrences to keep by the caller's own answer to the invitation:
+ * the PARTSTAT of the first ATTENDEE whose address is one of the caller's.
+ * The caller's addresses come from their settings (calq.yaml's `emails`,
+ * the registry's person) and from their token's `email` claim when it is
+ * not marked unverified. An event where no ATTENDEE has one of them has no
+ * answer; an ATTENDEE without PARTSTAT has not answered.
+ *
+ * @generated from enum calq.v1.ParticipationFilter
+ */
+export enum ParticipationFilter {
+  /**
+   * No filter.
+   *
+   * @generated from enum value: PARTICIPATION_FILTER_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * All but what the caller declined.
+   *
+   * @generated from enum value: PARTICIPATION_FILTER_NOT_DECLINED = 1;
+   */
+  NOT_DECLINED = 1,
+
+  /**
+   * The caller accepted.
+   *
+   * @generated from enum value: PARTICIPATION_FILTER_ACCEPTED = 2;
+   */
+  ACCEPTED = 2,
+
+  /**
+   * The caller answered maybe.
+   *
+   * @generated from enum value: PARTICIPATION_FILTER_TENTATIVE = 3;
+   */
+  TENTATIVE = 3,
+
+  /**
+   * The caller has not answered.
+   *
+   * @generated from enum value: PARTICIPATION_FILTER_NEEDS_ACTION = 4;
+   */
+  NEEDS_ACTION = 4,
+
+  /**
+   * The caller declined.
+   *
+   * @generated from enum value: PARTICIPATION_FILTER_DECLINED = 5;
+   */
+  DECLINED = 5,
+}
+
+/**
+ * Describes the enum calq.v1.ParticipationFilter.
+ */
+export const ParticipationFilterSchema: GenEnum<ParticipationFilter> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 6);
 
 /**
  * How a server found the snapshot a cursor pages through. A snapshot's id is
@@ -1806,7 +2565,7 @@ export enum CursorSnapshot {
  * Describes the enum calq.v1.CursorSnapshot.
  */
 export const CursorSnapshotSchema: GenEnum<CursorSnapshot> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 6);
+  enumDesc(file_calq_v1_calendar_service, 7);
 
 /**
  * How an attendee answered the invitation (PARTSTAT).
@@ -1861,7 +2620,7 @@ export enum Participation {
  * Describes the enum calq.v1.Participation.
  */
 export const ParticipationSchema: GenEnum<Participation> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 7);
+  enumDesc(file_calq_v1_calendar_service, 8);
 
 /**
  * Where a link was found.
@@ -1909,7 +2668,7 @@ export enum LinkSource {
  * Describes the enum calq.v1.LinkSource.
  */
 export const LinkSourceSchema: GenEnum<LinkSource> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 8);
+  enumDesc(file_calq_v1_calendar_service, 9);
 
 /**
  * The event's CLASS.
@@ -1950,7 +2709,7 @@ export enum Classification {
  * Describes the enum calq.v1.Classification.
  */
 export const ClassificationSchema: GenEnum<Classification> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 9);
+  enumDesc(file_calq_v1_calendar_service, 10);
 
 /**
  * How a busy interval blocks time.
@@ -1984,7 +2743,7 @@ export enum BusyKind {
  * Describes the enum calq.v1.BusyKind.
  */
 export const BusyKindSchema: GenEnum<BusyKind> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 10);
+  enumDesc(file_calq_v1_calendar_service, 11);
 
 /**
  * Whether tentative time counts as taken when looking for free slots.
@@ -2018,7 +2777,169 @@ export enum TentativePolicy {
  * Describes the enum calq.v1.TentativePolicy.
  */
 export const TentativePolicySchema: GenEnum<TentativePolicy> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_service, 11);
+  enumDesc(file_calq_v1_calendar_service, 12);
+
+/**
+ * How one attendee stands at a candidate time.
+ *
+ * @generated from enum calq.v1.Availability
+ */
+export enum Availability {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: AVAILABILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Within their working hours, and no busy or tentative time overlaps the
+   * meeting with its buffers.
+   *
+   * @generated from enum value: AVAILABILITY_FREE = 1;
+   */
+  FREE = 1,
+
+  /**
+   * Within their working hours, and busy time overlaps the meeting or its
+   * buffers.
+   *
+   * @generated from enum value: AVAILABILITY_BUSY = 2;
+   */
+  BUSY = 2,
+
+  /**
+   * Within their working hours, and only tentative time overlaps the meeting
+   * or its buffers: free when the request's `tentative` is free.
+   *
+   * @generated from enum value: AVAILABILITY_TENTATIVE = 3;
+   */
+  TENTATIVE = 3,
+
+  /**
+   * Some of the meeting lies outside their working hours, in their zone.
+   *
+   * @generated from enum value: AVAILABILITY_OUTSIDE_WORKING_HOURS = 4;
+   */
+  OUTSIDE_WORKING_HOURS = 4,
+}
+
+/**
+ * Describes the enum calq.v1.Availability.
+ */
+export const AvailabilitySchema: GenEnum<Availability> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 13);
+
+/**
+ * Why no candidate fits.
+ *
+ * @generated from enum calq.v1.NoFitReason
+ */
+export enum NoFitReason {
+  /**
+   * Something fits.
+   *
+   * @generated from enum value: NO_FIT_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The window is shorter than the meeting.
+   *
+   * @generated from enum value: NO_FIT_REASON_WINDOW_SHORTER_THAN_DURATION = 1;
+   */
+  WINDOW_SHORTER_THAN_DURATION = 1,
+
+  /**
+   * No start at a local multiple of `step_minutes` leaves room for the
+   * meeting in the window (or every such wall time was skipped by a DST
+   * jump).
+   *
+   * @generated from enum value: NO_FIT_REASON_NO_START_IN_WINDOW = 2;
+   */
+  NO_START_IN_WINDOW = 2,
+
+  /**
+   * At every candidate some required attendee is outside their working
+   * hours.
+   *
+   * @generated from enum value: NO_FIT_REASON_OUTSIDE_WORKING_HOURS = 3;
+   */
+  OUTSIDE_WORKING_HOURS = 3,
+
+  /**
+   * Every required attendee is within working hours at some candidate, but
+   * at each of those some required attendee is busy (or tentative, when
+   * tentative time is taken).
+   *
+   * @generated from enum value: NO_FIT_REASON_NO_COMMON_FREE_TIME = 4;
+   */
+  NO_COMMON_FREE_TIME = 4,
+
+  /**
+   * The required attendees are free together, but never with
+   * `min_optional_percent` of the optional ones.
+   *
+   * @generated from enum value: NO_FIT_REASON_TOO_FEW_OPTIONAL = 5;
+   */
+  TOO_FEW_OPTIONAL = 5,
+}
+
+/**
+ * Describes the enum calq.v1.NoFitReason.
+ */
+export const NoFitReasonSchema: GenEnum<NoFitReason> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 14);
+
+/**
+ * Where an attendee's working hours come from.
+ *
+ * @generated from enum calq.v1.WorkingHoursSource
+ */
+export enum WorkingHoursSource {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: WORKING_HOURS_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The VAVAILABILITY components of the calendar's feed (RFC 7953): time
+   * inside an AVAILABLE period, or outside every VAVAILABILITY's range.
+   *
+   * @generated from enum value: WORKING_HOURS_SOURCE_FEED = 1;
+   */
+  FEED = 1,
+
+  /**
+   * The settings (zone, working hours, days) of the person whose primary
+   * calendar it is.
+   *
+   * @generated from enum value: WORKING_HOURS_SOURCE_SETTINGS = 2;
+   */
+  SETTINGS = 2,
+
+  /**
+   * The request's working hours, in the request's zone.
+   *
+   * @generated from enum value: WORKING_HOURS_SOURCE_REQUEST = 3;
+   */
+  REQUEST = 3,
+
+  /**
+   * None known: any time is within working hours.
+   *
+   * @generated from enum value: WORKING_HOURS_SOURCE_NONE = 4;
+   */
+  NONE = 4,
+}
+
+/**
+ * Describes the enum calq.v1.WorkingHoursSource.
+ */
+export const WorkingHoursSourceSchema: GenEnum<WorkingHoursSource> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_service, 15);
 
 /**
  * Read-only search over the calendars the caller may read, who
@@ -2112,6 +3033,18 @@ export const CalendarService: GenService<{
     methodKind: "unary";
     input: typeof FindFreeSlotsRequestSchema;
     output: typeof FindFreeSlotsResponseSchema;
+  },
+  /**
+   * Times when several people can meet, ranked: every required attendee
+   * free, then the most optional attendees free, then the earliest. Reads
+   * busy time and working hours only, never event details.
+   *
+   * @generated from rpc calq.v1.CalendarService.FindMeetingTimes
+   */
+  findMeetingTimes: {
+    methodKind: "unary";
+    input: typeof FindMeetingTimesRequestSchema;
+    output: typeof FindMeetingTimesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_calq_v1_calendar_service, 0);
