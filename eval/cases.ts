@@ -58,6 +58,10 @@ export interface SearchArguments {
   readonly limit: number | null;
   readonly cursor: string | null;
   readonly text_query: string | null;
+  readonly status: "confirmed" | "tentative" | null;
+  readonly transparency: "opaque" | "transparent" | null;
+  readonly my_participation: "not_declined" | "accepted" | "tentative" | "needs_action" | "declined" | null;
+  readonly categories: readonly string[] | null;
 }
 
 /** search_across_calendars arguments: a search's, with a set of calendars. */
@@ -211,6 +215,10 @@ function searchArguments(
     limit: null,
     cursor: null,
     text_query: null,
+    status: null,
+    transparency: null,
+    my_participation: null,
+    categories: null,
     ...extra,
   };
 }

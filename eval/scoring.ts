@@ -188,6 +188,22 @@ const numberOr =
   (expected, actual) =>
     orDefault(expected, fallback) === orDefault(actual, fallback);
 
+/** An optional filter: null and absence mean none, anything else must be the same value. */
+const sameOrNone: SameArgument = (expected, actual) => (expected ?? null) === (actual ?? null);
+
+/** The same categories as a set, case ignored, as the search compares them; none for null or []. */
+const sameCategories: SameArgument = (expected, actual) => {
+  const folded = (value: unknown) =>
+    value === null || value === undefined
+      ? new Set<string>()
+      : Array.isArray(value) && value.every((item) => typeof item === "string")
+        ? new Set(value.map((item) => item.trim().toLowerCase()))
+        : undefined;
+  const want = folded(expected);
+  const got = folded(actual);
+  return want !== undefined && got !== undefined && sameSet(want, got);
+};
+
 /** A string whose null and absence mean "" (the first page, no working hours). */
 const textOrEmpty: SameArgument = (expected, actual) => (expected ?? "") === (actual ?? "");
 
@@ -218,6 +234,10 @@ const SEARCH_WINDOW_RULES = {
   limit: numberOr(declaredBound(SearchEventsRequestSchema.field.limit, "zeroMeans")),
   cursor: textOrEmpty,
   text_query: sameWords,
+  status: sameOrNone,
+  transparency: sameOrNone,
+  my_participation: sameOrNone,
+  categories: sameCategories,
 } as const;
 
 /**

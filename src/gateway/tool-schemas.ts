@@ -36,6 +36,7 @@ const TOOL_METHODS = [
   { name: "get_user_context", title: "Get user context", method: "GetCallerContext" },
   { name: "query_free_busy", title: "Query free/busy", method: "QueryFreeBusy" },
   { name: "find_free_slots", title: "Find free slots", method: "FindFreeSlots" },
+  { name: "find_meeting_times", title: "Find meeting times", method: "FindMeetingTimes" },
 ] as const;
 
 /** The name of one of the calq tools. */
@@ -74,30 +75,31 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
 
 /**
  * The method's comment, what the service promises for every method
- * (read-only, who the caller is, where refusals are described), the
- * request's comment; then what each refusal the method lists in the proto
- * asks of the model (reasonsOf), and in one line the codes any call can get.
- * What each result field means is said once, in the output schema.
+ * (read-only, who the caller is), the request's comment; then the codes of
+ * the refusals the method lists in the proto (reasonsOf), and in one line
+ * the codes any call can get. What each code asks of the model comes with
+ * the refusal itself (execute.ts: errorResult), so it is said once, where
+ * it applies, and not in every tool's description (docs/gateway.md, "The
+ * tools": the context budget). What each result field means is said once,
+ * in the output schema.
  */
 function toolDescription(service: DescService, method: DescMethod, errors: readonly ErrorGuideEntry[]): string {
   const reachable = reasonsOf(method, errors).filter((entry) => !NOT_FOR_MODELS.has(entry.reason));
   const [own, anyCall] = partition(reachable, (entry) => !EVERY_METHOD.has(entry.reason));
-  const common = [...anyCall.map((entry) => [entry.code, entry.instruction] as const), ...Object.entries(GATEWAY_ERRORS)];
+  const common = [...anyCall.map((entry) => entry.code), ...Object.keys(GATEWAY_ERRORS)];
   return [
     proseOf(method),
     ...servicePromises(service),
     proseOf(method.input),
-    ...(own.length === 0
-      ? []
-      : [
-          [
-            "Refusals come back with isError true and a code; what each asks of you:",
-            ...own.map((entry) => `- ${entry.code}: ${entry.instruction}`),
-          ].join("\n"),
-        ]),
-    `Any call may also fail with: ${common.map(([code, instruction]) => `${code} (${instruction.replace(/\.$/, "")})`).join("; ")}.`,
+    ...(own.length === 0 ? [] : [`${REFUSALS_LEAD} ${own.map((entry) => entry.code).join(", ")}.`]),
+    `${ANY_CALL_LEAD} ${common.join(", ")}.`,
   ].join("\n\n");
 }
+
+/** How a description's list of its own refusal codes starts. */
+export const REFUSALS_LEAD = "Refusal codes (isError true, each saying what to do):";
+/** How a description's list of the codes any call can get starts. */
+export const ANY_CALL_LEAD = "Any call may also fail with:";
 
 /**
  * Reasons a model never has to act on, so listing them would only cost its
@@ -157,7 +159,8 @@ function inputSchema(message: DescMessage, words: (text: string) => string): Jso
         .map((value) => `- ${enumToolName(value)}: ${proseOf(value)}`)
         .join("\n")}`;
     }
-    if (nullable) description += `\n${nullMeaning(field, bounds, schema)}`;
+    // A nullable enum's comment says what null asks for (no filter); its zero value has no name to give.
+    if (nullable && field.enum === undefined) description += `\n${nullMeaning(field, bounds, schema)}`;
     properties[field.name] = { ...schema, description: words(description) };
   }
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
