@@ -172,9 +172,11 @@ export async function readBusy(
   const merged = read.blocking.map((blocking) => mergeBusy(blocking, window.start, until));
   const overCap = (intervals: readonly BusyInterval[], cap: number) => (intervals.length > cap ? intervals[cap].start : Infinity);
   let sizeCut = Math.min(...merged.map((intervals) => overCap(intervals, MAX_BUSY_INTERVALS_PER_CALENDAR)));
-  const starts = merged.flatMap((intervals) => intervals.map((interval) => interval.start)).sort((a, b) => a - b);
   // Half the answer for the calendars' own lists, half for the combined one, which is never longer than all of them.
-  if (starts.length > MAX_BUSY_INTERVALS_PER_ANSWER / 2) sizeCut = Math.min(sizeCut, starts[MAX_BUSY_INTERVALS_PER_ANSWER / 2]);
+  if (merged.reduce((count, intervals) => count + intervals.length, 0) > MAX_BUSY_INTERVALS_PER_ANSWER / 2) {
+    const starts = merged.flatMap((intervals) => intervals.map((interval) => interval.start)).sort((a, b) => a - b);
+    sizeCut = Math.min(sizeCut, starts[MAX_BUSY_INTERVALS_PER_ANSWER / 2]);
+  }
   if (sizeCut < until) {
     until = sizeCut;
     cut = "size";

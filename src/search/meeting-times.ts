@@ -31,7 +31,7 @@ import type { Steps } from "../stepwise.js";
 import type { ZoneRules } from "../time/zone-rules.js";
 import type { BusyInterval } from "./busy-time.js";
 import { slotStarts } from "./free-slots.js";
-import { holds, type Span } from "./working-time.js";
+import type { Span } from "./working-time.js";
 
 /** How one attendee stands at one candidate. */
 export type Availability = "free" | "busy" | "tentative" | "outside";
@@ -144,14 +144,17 @@ export function* findMeetingTimesSteps(
     }
     looked++;
     anyStart = true;
-    const candidate = judge.candidate(start);
-    if (candidate.availability.every((availability, i) => !attendees[i].required || availability !== "outside")) anyWithinHours = true;
-    if (candidate.unavailableRequired.length === 0) anyRequiredAvailable = true;
-    if (judge.fits(candidate)) {
+    const tally = judge.judge(start);
+    if (!tally.requiredOutside) anyWithinHours = true;
+    if (tally.requiredMissing === 0) anyRequiredAvailable = true;
+    if (judge.fits(tally)) {
       fitCount++;
-      rankInto(fits, candidate, query.limit);
-    } else if (fewestMissing === undefined || missesLess(candidate, fewestMissing)) {
-      fewestMissing = candidate;
+      // Only a fit that makes the list is written out in full.
+      if (fits.length < query.limit || fits[fits.length - 1].optionalAvailable < tally.optionalAvailable) {
+        rankInto(fits, judge.candidate(start), query.limit);
+      }
+    } else if (fewestMissing === undefined || missesLess(tally, fewestMissing)) {
+      fewestMissing = judge.candidate(start);
     }
   }
   const stopped = stoppedAt === undefined ? {} : { stoppedAt, stoppedBy };
@@ -181,17 +184,36 @@ export function* firstFitSteps(
     }
     if (looked >= limits.work) return undefined;
     looked++;
-    const candidate = judge.candidate(start);
-    if (judge.fits(candidate)) return candidate;
+    if (judge.fits(judge.judge(start))) return judge.candidate(start);
   }
   return undefined;
 }
 
-/** Judges candidates: each attendee's availability, and whether the whole fits. */
+/** What a candidate comes to, counted without writing it out: who is missing, and how many optional attendees can come. */
+interface Tally {
+  readonly requiredMissing: number;
+  /** Some required attendee is outside their working hours. */
+  readonly requiredOutside: boolean;
+  readonly optionalAvailable: number;
+}
+
+/**
+ * Judges candidates, which arrive in start order: each attendee's
+ * availability, and whether the whole fits. Each attendee's busy,
+ * tentative and working time is walked with a cursor that only moves
+ * forward, so a candidate costs a few comparisons per attendee, and
+ * nothing is allocated unless a candidate is written out.
+ */
 class Judge {
   private readonly busy: Span[][];
   private readonly tentative: Span[][];
   private readonly needed: number;
+  private readonly busyAt: Int32Array;
+  private readonly tentativeAt: Int32Array;
+  private readonly workingAt: Int32Array;
+  /** The availability of each attendee at the last candidate judged. */
+  private readonly standing: Availability[];
+  private judged = Number.NaN;
 
   constructor(
     private readonly attendees: readonly MeetingAttendee[],
@@ -200,50 +222,78 @@ class Judge {
     this.busy = attendees.map((attendee) => attendee.busy.filter((interval) => interval.kind === "busy"));
     this.tentative = attendees.map((attendee) => attendee.busy.filter((interval) => interval.kind === "tentative"));
     this.needed = optionalNeeded(attendees, query.minOptionalPercent);
+    this.busyAt = new Int32Array(attendees.length);
+    this.tentativeAt = new Int32Array(attendees.length);
+    this.workingAt = new Int32Array(attendees.length);
+    this.standing = attendees.map(() => "free");
   }
 
-  candidate(start: number): MeetingCandidate {
+  /** Judges the candidate starting at `start`, no earlier than the last one judged. */
+  judge(start: number): Tally {
     const { durationMs, bufferBeforeMs, bufferAfterMs, tentativeBlocks } = this.query;
     const end = start + durationMs;
     const from = start - bufferBeforeMs;
     const to = end + bufferAfterMs;
-    const availability: Availability[] = [];
+    let requiredMissing = 0;
+    let requiredOutside = false;
+    let optionalAvailable = 0;
+    for (let i = 0; i < this.attendees.length; i++) {
+      const attendee = this.attendees[i];
+      const working = attendee.working;
+      let status: Availability;
+      if (working !== undefined && !this.withinHours(i, working, start, end)) status = "outside";
+      else if (this.overlaps(this.busy[i], this.busyAt, i, from, to)) status = "busy";
+      else if (this.overlaps(this.tentative[i], this.tentativeAt, i, from, to)) status = "tentative";
+      else status = "free";
+      this.standing[i] = status;
+      const available = status === "free" || (status === "tentative" && !tentativeBlocks);
+      if (attendee.required) {
+        if (!available) requiredMissing++;
+        if (status === "outside") requiredOutside = true;
+      } else if (available) {
+        optionalAvailable++;
+      }
+    }
+    this.judged = start;
+    return { requiredMissing, requiredOutside, optionalAvailable };
+  }
+
+  /** The candidate last judged (at `start`), written out. */
+  candidate(start: number): MeetingCandidate {
+    if (start !== this.judged) throw new Error("a candidate is written out right after it is judged");
+    const availability = [...this.standing];
     const unavailableRequired: number[] = [];
     let optionalAvailable = 0;
     for (const [i, attendee] of this.attendees.entries()) {
-      const working = attendee.working;
-      const status: Availability =
-        working !== undefined && !holds(working, start, end)
-          ? "outside"
-          : overlaps(this.busy[i], from, to)
-            ? "busy"
-            : overlaps(this.tentative[i], from, to)
-              ? "tentative"
-              : "free";
-      availability.push(status);
-      const available = status === "free" || (status === "tentative" && !tentativeBlocks);
+      const status = availability[i];
+      const available = status === "free" || (status === "tentative" && !this.query.tentativeBlocks);
       if (attendee.required && !available) unavailableRequired.push(i);
       if (!attendee.required && available) optionalAvailable++;
     }
-    return { start, end, availability, optionalAvailable, unavailableRequired };
+    return { start, end: start + this.query.durationMs, availability, optionalAvailable, unavailableRequired };
   }
 
-  fits(candidate: MeetingCandidate): boolean {
-    return candidate.unavailableRequired.length === 0 && candidate.optionalAvailable >= this.needed;
+  fits(tally: Tally): boolean {
+    return tally.requiredMissing === 0 && tally.optionalAvailable >= this.needed;
   }
-}
 
-/** Whether any span of `spans` (in order, not overlapping) overlaps [from, to). */
-function overlaps(spans: readonly Span[], from: number, to: number): boolean {
-  let low = 0;
-  let high = spans.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (spans[middle].end <= from) low = middle + 1;
-    else high = middle;
+  /** Whether one stretch of working time holds [start, end): the one holding `start`, found by moving the cursor on. */
+  private withinHours(i: number, working: readonly Span[], start: number, end: number): boolean {
+    let at = this.workingAt[i];
+    while (at < working.length && working[at].end <= start) at++;
+    this.workingAt[i] = at;
+    const span = working[at];
+    return span !== undefined && span.start <= start && end <= span.end;
   }
-  const next = spans[low];
-  return next !== undefined && next.start < to;
+
+  /** Whether any span overlaps [from, to), moving attendee i's cursor past the spans that end by `from`. */
+  private overlaps(spans: readonly Span[], cursors: Int32Array, i: number, from: number, to: number): boolean {
+    let at = cursors[i];
+    while (at < spans.length && spans[at].end <= from) at++;
+    cursors[i] = at;
+    const next = spans[at];
+    return next !== undefined && next.start < to;
+  }
 }
 
 /** Puts a fit in its place among the best (candidates arrive in start order, so a tie goes after). */
@@ -256,7 +306,7 @@ function rankInto(best: MeetingCandidate[], candidate: MeetingCandidate, limit: 
 }
 
 /** Whether `a` misses fewer required attendees than `b`, then has more optional ones; `b` is earlier, so a tie keeps it. */
-function missesLess(a: MeetingCandidate, b: MeetingCandidate): boolean {
-  if (a.unavailableRequired.length !== b.unavailableRequired.length) return a.unavailableRequired.length < b.unavailableRequired.length;
+function missesLess(a: Tally, b: MeetingCandidate): boolean {
+  if (a.requiredMissing !== b.unavailableRequired.length) return a.requiredMissing < b.unavailableRequired.length;
   return a.optionalAvailable > b.optionalAvailable;
 }

@@ -570,6 +570,20 @@ class EntryHeap {
  */
 function before(a: Entry, b: Entry): boolean {
   if (a.start !== b.start) return a.start < b.start;
+  // Two keys at one start (common across calendars, where meetings start on the hour): each is prefix +
+  // event_id, of an occurrence or of the one a bound follows, and the parts that differ first decide
+  // without a key being made. Prefixes are "calendar_id " and ids hold no space, so one prefix never
+  // begins another; event ids begin with their UID digest, all of one length (as compareOccurrences reads them).
+  const occurrenceA = a.occurrence ?? a.boundAfter?.occurrence;
+  const occurrenceB = b.occurrence ?? b.boundAfter?.occurrence;
+  if (occurrenceA !== undefined && occurrenceB !== undefined) {
+    const prefixA = a.stream.prefix;
+    const prefixB = b.stream.prefix;
+    if (prefixA !== prefixB) return prefixA < prefixB;
+    const keyA = occurrenceA.details.uidKey;
+    const keyB = occurrenceB.details.uidKey;
+    if (keyA !== keyB && keyA.length === keyB.length) return keyA < keyB;
+  }
   const idA = idOf(a);
   const idB = idOf(b);
   if (idA !== idB) return idA < idB;
