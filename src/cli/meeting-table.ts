@@ -23,7 +23,7 @@ export function renderMeetingTimes(response: FindMeetingTimesResponse): string {
   const optional = response.attendees.filter((attendee) => !attendee.required).length;
   const lines = [
     ...aligned([
-      ["ATTENDEE", "", "ZONE", "WORKING HOURS FROM"],
+      ["ATTENDEE", "ATTENDANCE", "ZONE", "WORKING HOURS FROM"],
       ...response.attendees.map((attendee) => [
         attendee.calendarId,
         attendee.required ? "required" : "optional",

@@ -68,10 +68,10 @@ describe("calq meet", () => {
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout.trimEnd().split("\n")).toEqual([
-      "ATTENDEE            ZONE              WORKING HOURS FROM",
-      "an        required  Asia/Ho_Chi_Minh  settings",
-      "binh      required  Europe/Berlin     settings",
-      "dung      optional  Asia/Ho_Chi_Minh  none",
+      "ATTENDEE  ATTENDANCE  ZONE              WORKING HOURS FROM",
+      "an        required    Asia/Ho_Chi_Minh  settings",
+      "binh      required    Europe/Berlin     settings",
+      "dung      optional    Asia/Ho_Chi_Minh  none",
       "",
       "3 of 3 meeting time(s) that fit, best first, times in Asia/Ho_Chi_Minh, ends excluded",
       "DAY             START         END (excl.)  OPTIONAL FREE  NOT FREE",
