@@ -65,6 +65,7 @@ describe("server reflection", () => {
     const service = root.lookupService("calq.v1.CalendarService");
     expect(Object.keys(service.methods).sort()).toEqual([
       "FindFreeSlots",
+      "FindMeetingTimes",
       "GetCallerContext",
       "GetEvent",
       "ListCalendars",
