@@ -2137,7 +2137,15 @@ export const MeetingTimeSchema: GenMessage<MeetingTime> = /*@__PURE__*/
   messageDesc(file_calq_v1_calendar_service, 28);
 
 /**
- * Meeting times, best first.
+ * Meeting times, best first. The edges, beside FindMeetingTimesRequest's
+ * rules: at least one attendee is required; a share of optional attendees
+ * rounds up (50% of 3 is 2); fits with as many optional attendees free rank
+ * by start, each instant of a fold being its own candidate; buffers are read
+ * against busy time only, so they may lie outside working hours and outside
+ * the window; an attendee with no working hours is never outside them; a
+ * candidate is judged by each attendee's own zone's wall clock, so one
+ * spanning a DST change lasts its exact duration and is within working hours
+ * only if every instant of it is.
  *
  * @generated from message calq.v1.FindMeetingTimesResponse
  */
@@ -2181,7 +2189,9 @@ export type FindMeetingTimesResponse = Message<"calq.v1.FindMeetingTimesResponse
 
   /**
    * When nothing fits: the earliest time that fits after the window, within
-   * 14 days after its end; absent when none does (or something fits).
+   * 14 days after its end, read with what is left of the call's work
+   * budget; absent when none does, when something fits, or when the window
+   * itself could not all be read (`complete` false).
    *
    * @generated from field: calq.v1.MeetingTime first_fit_after_window = 6;
    */
