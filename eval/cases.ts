@@ -33,17 +33,36 @@
  *   tentative events, the case expects that; when not, the assistant asks
  *   (ASK_TENTATIVE), since the choice changes which slots are free. How many
  *   slots to offer is left open unless the user says;
+ * - a time for several people, some of them optional, with buffers or a
+ *   share of the optional ones: find_meeting_times, with `tentative` as for
+ *   free slots. Each person's working hours are calq's to know (their
+ *   settings or feed), so the request's working hours are left open unless
+ *   the user names hours; when nothing fits and the user moves the window,
+ *   the same attendees over the new window;
+ * - filters by the user's own answer ("hide what I declined", "what did I
+ *   accept", "what have I not answered"), status, or category: the search
+ *   with that filter;
+ * - "next week" is the dates from next Monday to the Monday after, also
+ *   when a DST change falls inside it; a weekday question about a date is
+ *   answered by searching that date, whose results name their weekdays;
  * - a local time that happens twice (a fall-back fold): ask which one.
  */
 import { create, type Message } from "@bufbuild/protobuf";
 import {
+  AttendeeAvailabilitySchema,
+  Availability,
   EventOccurrenceSchema,
   EventStatus,
+  FindMeetingTimesResponseSchema,
   MatchMode,
+  MeetingAttendeeSchema,
+  MeetingTimeSchema,
+  NoFitReason,
   ResolvedQuerySchema,
   SearchEventsAcrossCalendarsResponseSchema,
   SearchEventsResponseSchema,
   WindowRelation,
+  WorkingHoursSource,
 } from "../gen/calq/v1/calendar_service_pb.js";
 import { renderResult } from "../src/gateway/render.js";
 import { buildToolCatalog } from "../src/gateway/tool-schemas.js";
@@ -58,6 +77,10 @@ export interface SearchArguments {
   readonly limit: number | null;
   readonly cursor: string | null;
   readonly text_query: string | null;
+  readonly status: "confirmed" | "tentative" | null;
+  readonly transparency: "opaque" | "transparent" | null;
+  readonly my_participation: "not_declined" | "accepted" | "tentative" | "needs_action" | "declined" | null;
+  readonly categories: readonly string[] | null;
 }
 
 /** search_across_calendars arguments: a search's, with a set of calendars. */
@@ -84,6 +107,25 @@ export interface FreeSlotsArguments extends FreeBusyArguments {
   readonly limit: number | null;
 }
 
+/** find_meeting_times arguments. */
+export interface MeetingTimesArguments {
+  readonly required_calendar_ids: readonly string[];
+  readonly optional_calendar_ids: readonly string[] | null;
+  readonly start: string;
+  readonly end_exclusive: string;
+  readonly timezone: string;
+  readonly duration_minutes: number;
+  readonly step_minutes: number | null;
+  readonly buffer_before_minutes: number | null;
+  readonly buffer_after_minutes: number | null;
+  readonly tentative: "busy" | "free";
+  readonly min_optional_percent: number | null;
+  readonly working_hours_start: string | null;
+  readonly working_hours_end: string | null;
+  readonly working_days: readonly number[] | null;
+  readonly limit: number | null;
+}
+
 /** get_event arguments (GetEvent: one occurrence by its calendar and event id). */
 export interface GetEventArguments {
   readonly calendar_id: string;
@@ -99,6 +141,7 @@ export interface ToolArguments {
   readonly query_free_busy: FreeBusyArguments;
   readonly find_free_slots: FreeSlotsArguments;
   readonly get_event: GetEventArguments;
+  readonly find_meeting_times: MeetingTimesArguments;
 }
 
 /** The name of a tool a case may expect a call of. */
@@ -120,6 +163,8 @@ export interface CalendarEntry {
   readonly displayName: string;
   /** The calendar's zone; the user's recorded zone (else UTC) when absent. */
   readonly timezone?: string;
+  /** The user sees only its busy time (a colleague's calendar shared free/busy). */
+  readonly busyOnly?: boolean;
 }
 
 /** An earlier turn of the conversation (OpenAI chat message shape). */
@@ -211,6 +256,10 @@ function searchArguments(
     limit: null,
     cursor: null,
     text_query: null,
+    status: null,
+    transparency: null,
+    my_participation: null,
+    categories: null,
     ...extra,
   };
 }
@@ -1390,7 +1439,436 @@ const FREE_SLOT_CASES: readonly EvalCase[] = [
   },
 ];
 
-/** The cases by what they exercise; ONE_CALENDAR_CASES is the first set, the others came with issue 11's tools. */
+/** The user's team: Binh (busy-only to the user), Chi in New York and Dung. */
+const TEAM: readonly CalendarEntry[] = [
+  { id: "work", displayName: "Work" },
+  { id: "binh", displayName: "Bình Nguyễn (free/busy only)", busyOnly: true },
+  { id: "chi", displayName: "Chi Trần (New York office)", timezone: NY },
+  { id: "dung", displayName: "Dũng Lê" },
+];
+const HCM_WEDNESDAY_TEAM: UserContext = { ...HCM_WEDNESDAY, calendars: TEAM };
+/** Wednesday 2026-10-21, 09:00 in New York: next week (2026-10-26 to 2026-11-02) holds the fall-back of Sunday 2026-11-01. */
+const NEW_YORK_WEDNESDAY: UserContext = { now: "2026-10-21T13:00:00Z", timezone: NY, primaryCalendarId: "work", calendars: WORK_ONLY };
+/** Wednesday 2026-10-14, 09:00 in London: next week (2026-10-19 to 2026-10-26) holds the fall-back of Sunday 2026-10-25. */
+const LONDON_WEDNESDAY: UserContext = { now: "2026-10-14T08:00:00Z", timezone: LONDON, primaryCalendarId: "work", calendars: WORK_ONLY };
+
+function meetingArguments(
+  required: readonly string[],
+  timezone: string,
+  start: string,
+  endExclusive: string,
+  durationMinutes: number,
+  tentative: MeetingTimesArguments["tentative"],
+  extra: Partial<MeetingTimesArguments> = {},
+): MeetingTimesArguments {
+  return {
+    required_calendar_ids: required,
+    optional_calendar_ids: null,
+    start,
+    end_exclusive: endExclusive,
+    timezone,
+    duration_minutes: durationMinutes,
+    step_minutes: null,
+    buffer_before_minutes: null,
+    buffer_after_minutes: null,
+    tentative,
+    min_optional_percent: null,
+    working_hours_start: null,
+    working_hours_end: null,
+    working_days: null,
+    limit: null,
+    ...extra,
+  };
+}
+
+/**
+ * Meeting times. Each attendee's working hours are calq's to know, so the
+ * request's are left open unless the user names hours, and how many times
+ * to offer is left open unless the user says.
+ */
+function meeting(args: MeetingTimesArguments): Expectation {
+  const open: (keyof MeetingTimesArguments & string)[] = [];
+  if (args.working_hours_start === null) open.push("working_hours_start", "working_hours_end", "working_days");
+  if (args.limit === null) open.push("limit");
+  return { kind: "call", tool: "find_meeting_times", arguments: args, leftOpen: open };
+}
+
+/** A search with filters, in either match mode (the window is a whole day or week, its edges do not matter). */
+function filtered(timezone: string, start: string, endExclusive: string, filters: Partial<SearchArguments>): Expectation {
+  return {
+    kind: "call",
+    tool: "search_calendar_events",
+    arguments: searchArguments(timezone, start, endExclusive, "overlap", filters),
+    alternatives: [searchArguments(timezone, start, endExclusive, "start_within", filters)],
+  };
+}
+
+const ME_BINH_CHI = ["primary", "binh", "chi"];
+
+/** The find_meeting_times call for tomorrow with Binh and Chi, whose hours never meet (Chi works in New York). */
+const TOMORROW_WITH_CHI = meetingArguments(ME_BINH_CHI, HCM, "2026-10-01", "2026-10-02", 60, "busy");
+
+/**
+ * A finished find_meeting_times call where nothing fit (Chi's working hours
+ * never meet the others'), rendered as the gateway renders it, then the
+ * assistant's summary.
+ */
+function noFitTurns(question: string, reply: string): ChatMessage[] {
+  const id = "call_no_fit";
+  const at = (calendarId: string, availability: Availability, startLocal: string) =>
+    create(AttendeeAvailabilitySchema, { calendarId, availability, startLocal });
+  const response = create(FindMeetingTimesResponseSchema, {
+    timezone: HCM,
+    attendees: [
+      create(MeetingAttendeeSchema, { calendarId: "work", required: true, timezone: HCM, workingHoursSource: WorkingHoursSource.SETTINGS }),
+      create(MeetingAttendeeSchema, { calendarId: "binh", required: true, timezone: HCM, workingHoursSource: WorkingHoursSource.SETTINGS }),
+      create(MeetingAttendeeSchema, { calendarId: "chi", required: true, timezone: NY, workingHoursSource: WorkingHoursSource.FEED }),
+    ],
+    noFitReason: NoFitReason.OUTSIDE_WORKING_HOURS,
+    fewestMissing: create(MeetingTimeSchema, {
+      startLocal: "2026-10-01T09:00:00+07:00",
+      endLocal: "2026-10-01T10:00:00+07:00",
+      unavailableRequired: ["chi"],
+      attendees: [
+        at("work", Availability.FREE, "2026-10-01T09:00:00+07:00"),
+        at("binh", Availability.FREE, "2026-10-01T09:00:00+07:00"),
+        at("chi", Availability.OUTSIDE_WORKING_HOURS, "2026-09-30T22:00:00-04:00"),
+      ],
+    }),
+    complete: true,
+  });
+  const definition = TOOLS.find((tool) => tool.name === "find_meeting_times")!;
+  return [
+    { role: "user", content: question },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: "find_meeting_times", arguments: JSON.stringify(TOMORROW_WITH_CHI) } }],
+    },
+    { role: "tool", tool_call_id: id, content: renderResult(definition, { ...TOMORROW_WITH_CHI }, response) },
+    { role: "assistant", content: reply },
+  ];
+}
+
+/** A time for several people: find_meeting_times, and a colleague's busy time seen busy-only. */
+const MEETING_CASES: readonly EvalCase[] = [
+  {
+    id: "en-meet-binh-next-week",
+    language: "en",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Find 30 minutes next week when Binh and I can both meet. Tentative meetings count as busy.",
+    expected: meeting(meetingArguments(ME_AND_BINH, HCM, "2026-10-05", "2026-10-12", 30, "busy")),
+    tags: ["meet", "busy-only", "week"],
+  },
+  {
+    id: "vi-meet-binh-next-week",
+    language: "vi",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Tìm 30 phút trong tuần sau mà tôi và anh Bình đều họp được. Lịch chưa chắc chắn thì coi như bận.",
+    expected: meeting(meetingArguments(ME_AND_BINH, HCM, "2026-10-05", "2026-10-12", 30, "busy")),
+    tags: ["meet", "busy-only", "week"],
+  },
+  {
+    id: "en-meet-optional-dung",
+    language: "en",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Find an hour on Friday for me, Binh and Chi; Dung is optional. Treat tentative events as free.",
+    expected: meeting(meetingArguments(ME_BINH_CHI, HCM, "2026-10-02", "2026-10-03", 60, "free", { optional_calendar_ids: ["dung"] })),
+    tags: ["meet", "optional"],
+  },
+  {
+    id: "vi-meet-optional-dung",
+    language: "vi",
+    context: HCM_WEDNESDAY_TEAM,
+    request:
+      "Tìm 1 tiếng vào thứ Sáu này cho tôi, anh Bình và chị Chi; anh Dũng dự cũng được, không dự cũng được. Lịch chưa chắc chắn thì coi như rảnh.",
+    expected: meeting(meetingArguments(ME_BINH_CHI, HCM, "2026-10-02", "2026-10-03", 60, "free", { optional_calendar_ids: ["dung"] })),
+    tags: ["meet", "optional"],
+  },
+  {
+    id: "en-meet-half-optional",
+    language: "en",
+    context: HCM_WEDNESDAY_TEAM,
+    request:
+      "Find 45 minutes tomorrow for Binh and me. Chi and Dung are optional, but at least half of them should be able to come. Tentative counts as busy.",
+    expected: meeting(
+      meetingArguments(ME_AND_BINH, HCM, "2026-10-01", "2026-10-02", 45, "busy", {
+        optional_calendar_ids: ["chi", "dung"],
+        min_optional_percent: 50,
+      }),
+    ),
+    tags: ["meet", "optional", "share"],
+  },
+  {
+    id: "vi-meet-half-optional",
+    language: "vi",
+    context: HCM_WEDNESDAY_TEAM,
+    request:
+      "Tìm 45 phút ngày mai cho tôi và anh Bình. Chị Chi và anh Dũng không bắt buộc, nhưng ít nhất một nửa trong số họ phải dự được. Lịch chưa chắc chắn coi như bận.",
+    expected: meeting(
+      meetingArguments(ME_AND_BINH, HCM, "2026-10-01", "2026-10-02", 45, "busy", {
+        optional_calendar_ids: ["chi", "dung"],
+        min_optional_percent: 50,
+      }),
+    ),
+    tags: ["meet", "optional", "share"],
+  },
+  {
+    id: "en-meet-buffers",
+    language: "en",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Schedule one hour with Binh next Tuesday, with 15 minutes free before and after it. Tentative events count as busy.",
+    expected: meeting(
+      meetingArguments(ME_AND_BINH, HCM, "2026-10-06", "2026-10-07", 60, "busy", { buffer_before_minutes: 15, buffer_after_minutes: 15 }),
+    ),
+    tags: ["meet", "buffers", "relative"],
+  },
+  {
+    id: "vi-meet-buffers",
+    language: "vi",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Xếp 1 tiếng họp với anh Bình vào thứ Ba tuần sau, chừa 15 phút trống trước và sau. Lịch chưa chắc chắn coi như bận.",
+    expected: meeting(
+      meetingArguments(ME_AND_BINH, HCM, "2026-10-06", "2026-10-07", 60, "busy", { buffer_before_minutes: 15, buffer_after_minutes: 15 }),
+    ),
+    tags: ["meet", "buffers", "relative"],
+  },
+  {
+    id: "en-meet-ask-tentative",
+    language: "en",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Find 30 minutes with Binh and Chi tomorrow.",
+    expected: ASK_TENTATIVE,
+    tags: ["meet", "tentative"],
+  },
+  {
+    id: "vi-meet-ask-tentative",
+    language: "vi",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Tìm 30 phút ngày mai để họp với anh Bình và chị Chi.",
+    expected: ASK_TENTATIVE,
+    tags: ["meet", "tentative"],
+  },
+  {
+    id: "en-meet-nothing-fits-next-week",
+    language: "en",
+    context: HCM_WEDNESDAY_TEAM,
+    history: noFitTurns(
+      "Find an hour tomorrow for Binh, Chi and me. Tentative counts as busy.",
+      "Nothing fits tomorrow: Chi's working hours in New York never overlap with yours and Binh's. The closest is 09:00, which only Chi misses.",
+    ),
+    request: "Then look at the whole of next week instead.",
+    expected: meeting({ ...TOMORROW_WITH_CHI, start: "2026-10-05", end_exclusive: "2026-10-12" }),
+    tags: ["meet", "no-fit", "follow-up", "week"],
+  },
+  {
+    id: "vi-meet-nothing-fits-next-week",
+    language: "vi",
+    context: HCM_WEDNESDAY_TEAM,
+    history: noFitTurns(
+      "Tìm 1 tiếng ngày mai cho tôi, anh Bình và chị Chi. Lịch chưa chắc chắn coi như bận.",
+      "Ngày mai không có giờ nào hợp: giờ làm việc của chị Chi ở New York không trùng với giờ của anh chị. Gần nhất là 09:00, chỉ thiếu chị Chi.",
+    ),
+    request: "Vậy tìm trong cả tuần sau đi.",
+    expected: meeting({ ...TOMORROW_WITH_CHI, start: "2026-10-05", end_exclusive: "2026-10-12" }),
+    tags: ["meet", "no-fit", "follow-up", "week"],
+  },
+  {
+    id: "en-meet-quarter-hour",
+    language: "en",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Find 30 minutes with Dung tomorrow afternoon, starting on any quarter hour. Ignore tentative events.",
+    expected: meeting(
+      meetingArguments(["primary", "dung"], HCM, "2026-10-01T12:00:00+07:00", "2026-10-01T17:00:00+07:00", 30, "free", {
+        step_minutes: 15,
+      }),
+    ),
+    tags: ["meet", "step"],
+  },
+  {
+    id: "vi-meet-quarter-hour",
+    language: "vi",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Tìm 30 phút chiều mai với anh Dũng, bắt đầu vào bất kỳ mốc 15 phút nào. Bỏ qua lịch chưa chắc chắn.",
+    expected: meeting(
+      meetingArguments(["primary", "dung"], HCM, "2026-10-01T12:00:00+07:00", "2026-10-01T17:00:00+07:00", 30, "free", {
+        step_minutes: 15,
+      }),
+    ),
+    tags: ["meet", "step"],
+  },
+  {
+    id: "en-meet-binh-monday",
+    language: "en",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "When can Binh and I meet for an hour on Monday? Give me three options. Tentative counts as busy.",
+    expected: meeting(meetingArguments(ME_AND_BINH, HCM, "2026-10-05", "2026-10-06", 60, "busy", { limit: 3 })),
+    tags: ["meet", "busy-only"],
+  },
+  {
+    id: "vi-meet-binh-monday",
+    language: "vi",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Thứ Hai tới tôi và anh Bình có thể họp 1 tiếng vào lúc nào? Cho tôi 3 lựa chọn. Lịch chưa chắc chắn coi như bận.",
+    expected: meeting(meetingArguments(ME_AND_BINH, HCM, "2026-10-05", "2026-10-06", 60, "busy", { limit: 3 })),
+    tags: ["meet", "busy-only"],
+  },
+  {
+    id: "en-free-binh-busy-only",
+    language: "en",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Is Binh busy on Friday at 3 pm?",
+    expected: freeBusy(["binh"], HCM, "2026-10-02T15:00:00+07:00", "2026-10-02T16:00:00+07:00"),
+    tags: ["free", "busy-only", "colleague"],
+  },
+  {
+    id: "vi-free-binh-busy-only",
+    language: "vi",
+    context: HCM_WEDNESDAY_TEAM,
+    request: "Anh Bình có bận lúc 3 giờ chiều thứ Sáu này không?",
+    expected: freeBusy(["binh"], HCM, "2026-10-02T15:00:00+07:00", "2026-10-02T16:00:00+07:00"),
+    tags: ["free", "busy-only", "colleague"],
+  },
+];
+
+/** Searches with filters: the user's own answers, status and categories. */
+const FILTER_CASES: readonly EvalCase[] = [
+  {
+    id: "en-filter-hide-declined",
+    language: "en",
+    context: HCM_WEDNESDAY,
+    request: "What meetings do I have tomorrow? Leave out the ones I declined.",
+    expected: filtered(HCM, "2026-10-01", "2026-10-02", { my_participation: "not_declined" }),
+    tags: ["filter", "declined", "day"],
+  },
+  {
+    id: "vi-filter-hide-declined",
+    language: "vi",
+    context: HCM_WEDNESDAY,
+    request: "Ngày mai tôi có những cuộc họp nào? Bỏ qua những cuộc tôi đã từ chối.",
+    expected: filtered(HCM, "2026-10-01", "2026-10-02", { my_participation: "not_declined" }),
+    tags: ["filter", "declined", "day"],
+  },
+  {
+    id: "en-filter-accepted-this-week",
+    language: "en",
+    context: HCM_WEDNESDAY,
+    request: "Which meetings did I accept this week?",
+    expected: filtered(HCM, "2026-09-28", "2026-10-05", { my_participation: "accepted" }),
+    tags: ["filter", "accepted", "week"],
+  },
+  {
+    id: "vi-filter-accepted-this-week",
+    language: "vi",
+    context: HCM_WEDNESDAY,
+    request: "Tuần này tôi đã nhận lời những cuộc họp nào?",
+    expected: filtered(HCM, "2026-09-28", "2026-10-05", { my_participation: "accepted" }),
+    tags: ["filter", "accepted", "week"],
+  },
+  {
+    id: "en-filter-tentative-friday",
+    language: "en",
+    context: HCM_WEDNESDAY,
+    request: "Show me the events on my calendar on Friday that are only tentative.",
+    expected: filtered(HCM, "2026-10-02", "2026-10-03", { status: "tentative" }),
+    tags: ["filter", "status", "day"],
+  },
+  {
+    id: "vi-filter-tentative-friday",
+    language: "vi",
+    context: HCM_WEDNESDAY,
+    request: "Cho tôi xem các sự kiện vào thứ Sáu này mà trạng thái vẫn là tạm thời (tentative).",
+    expected: filtered(HCM, "2026-10-02", "2026-10-03", { status: "tentative" }),
+    tags: ["filter", "status", "day"],
+  },
+  {
+    id: "en-filter-category-travel",
+    language: "en",
+    context: HCM_WEDNESDAY,
+    request: "Is anything in the Travel category next week?",
+    expected: filtered(HCM, "2026-10-05", "2026-10-12", { categories: ["Travel"] }),
+    tags: ["filter", "category", "week"],
+  },
+  {
+    id: "vi-filter-category-travel",
+    language: "vi",
+    context: HCM_WEDNESDAY,
+    request: "Tuần sau có sự kiện nào thuộc danh mục Công tác không?",
+    expected: filtered(HCM, "2026-10-05", "2026-10-12", { categories: ["Công tác"] }),
+    tags: ["filter", "category", "week"],
+  },
+  {
+    id: "en-filter-unanswered",
+    language: "en",
+    context: HCM_WEDNESDAY,
+    request: "Which invitations next week haven't I answered yet?",
+    expected: filtered(HCM, "2026-10-05", "2026-10-12", { my_participation: "needs_action" }),
+    tags: ["filter", "unanswered", "week"],
+  },
+  {
+    id: "vi-filter-unanswered",
+    language: "vi",
+    context: HCM_WEDNESDAY,
+    request: "Tuần sau có lời mời họp nào tôi chưa trả lời không?",
+    expected: filtered(HCM, "2026-10-05", "2026-10-12", { my_participation: "needs_action" }),
+    tags: ["filter", "unanswered", "week"],
+  },
+];
+
+/** Days a model must not misread: a weekday of a date, and next week across a DST change. */
+const LOCAL_DAY_CASES: readonly EvalCase[] = [
+  {
+    id: "en-weekday-14th",
+    language: "en",
+    context: HCM_WEDNESDAY,
+    request: "What weekday is the 14th, and what do I have that day?",
+    expected: search(HCM, "2026-10-14", "2026-10-15"),
+    tags: ["weekday", "day"],
+  },
+  {
+    id: "vi-weekday-14th",
+    language: "vi",
+    context: HCM_WEDNESDAY,
+    request: "Ngày 14 là thứ mấy, và hôm đó tôi có lịch gì?",
+    expected: search(HCM, "2026-10-14", "2026-10-15"),
+    tags: ["weekday", "day"],
+  },
+  {
+    id: "en-ny-next-week-dst",
+    language: "en",
+    context: NEW_YORK_WEDNESDAY,
+    request: "What's on my calendar next week?",
+    // 2026-10-26 00:00 EDT to 2026-11-02 00:00 EST: the fall-back makes the week 169 hours.
+    expected: search(NY, "2026-10-26", "2026-11-02"),
+    tags: ["dst-week", "dst", "week", "relative"],
+  },
+  {
+    id: "vi-ny-next-week-dst",
+    language: "vi",
+    context: NEW_YORK_WEDNESDAY,
+    request: "Tuần sau tôi có lịch gì?",
+    expected: search(NY, "2026-10-26", "2026-11-02"),
+    tags: ["dst-week", "dst", "week", "relative"],
+  },
+  {
+    id: "en-london-next-week-dst",
+    language: "en",
+    context: LONDON_WEDNESDAY,
+    request: "What do I have next week?",
+    expected: search(LONDON, "2026-10-19", "2026-10-26"),
+    tags: ["dst-week", "dst", "week", "relative"],
+  },
+  {
+    id: "vi-london-next-week-dst",
+    language: "vi",
+    context: LONDON_WEDNESDAY,
+    request: "Tuần sau tôi có những lịch gì?",
+    expected: search(LONDON, "2026-10-19", "2026-10-26"),
+    tags: ["dst-week", "dst", "week", "relative"],
+  },
+];
+
+/** The cases by what they exercise; ONE_CALENDAR_CASES is the first set, the others came with later tools. */
 export const CASE_GROUPS = {
   oneCalendar: ONE_CALENDAR_CASES,
   acrossCalendars: ACROSS_CALENDARS_CASES,
@@ -1398,6 +1876,9 @@ export const CASE_GROUPS = {
   eventDetails: EVENT_DETAIL_CASES,
   freeBusy: FREE_BUSY_CASES,
   freeSlots: FREE_SLOT_CASES,
+  meetingTimes: MEETING_CASES,
+  searchFilters: FILTER_CASES,
+  localDays: LOCAL_DAY_CASES,
 } as const satisfies Record<string, readonly EvalCase[]>;
 
 /** Every case, English and Vietnamese. */

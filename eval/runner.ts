@@ -11,6 +11,11 @@ import { GetCallerContextResponseSchema, ListCalendarsResponseSchema } from "../
 import { renderResult } from "../src/gateway/render.js";
 import { structuredFromMessage } from "../src/gateway/tool-json.js";
 import { buildToolCatalog, type ToolDefinition } from "../src/gateway/tool-schemas.js";
+import { formatDate, formatLocalDateTime, formatOffset } from "../src/time/civil.js";
+import { nextOffsetChange, weekdayName, weeksAround } from "../src/time/local-day.js";
+import { requestZone } from "../src/time/request-window.js";
+import { DAY_MS, floorTo } from "../src/time/units.js";
+import { instantToLocal } from "../src/time/zone-rules.js";
 import type { ChatMessage, EvalCase } from "./cases.js";
 import { type AssistantMessage, type ChatEndpoint, complete as completeOverHttp } from "./chat-client.js";
 import { type CaseScore, type Outcome, scoreCase, summarize, type VariantReport } from "./scoring.js";
@@ -121,6 +126,7 @@ function answerFor(definition: ToolDefinition, testCase: EvalCase): string {
             timezone: context.timezone ?? "",
             currentTime: timestampFromDate(new Date(context.now)),
             primaryCalendarId: context.primaryCalendarId,
+            ...localDays(context),
           }),
         ]
       : [
@@ -131,10 +137,40 @@ function answerFor(definition: ToolDefinition, testCase: EvalCase): string {
               displayName: calendar.displayName,
               timezone: calendar.timezone ?? context.timezone ?? "UTC",
               primary: calendar.id === context.primaryCalendarId,
+              busyOnly: calendar.busyOnly === true,
             })),
           }),
         ];
   return `${renderResult(definition, {}, response)}\n${JSON.stringify(structuredFromMessage(schema, response))}`;
+}
+
+/** Today, the weeks around it (Monday first, as the app's users have it) and the next offset change, as the service answers them. */
+function localDays(context: EvalCase["context"]) {
+  if (context.timezone === null) return { weekStartWeekday: "Monday" };
+  const zone = requestZone(context.timezone);
+  const now = Date.parse(context.now);
+  const today = floorTo(instantToLocal(zone, now), DAY_MS);
+  const weeks = weeksAround(today, 1);
+  const change = nextOffsetChange(zone, now, now + 366 * DAY_MS);
+  return {
+    today: formatDate(today),
+    todayWeekday: weekdayName(today),
+    weekStartWeekday: "Monday",
+    thisWeekStart: weeks.thisWeek,
+    nextWeekStart: weeks.nextWeek,
+    weekAfterNextStart: weeks.weekAfterNext,
+    ...(change === undefined
+      ? {}
+      : {
+          nextOffsetChange: {
+            time: timestampFromDate(new Date(change.time)),
+            offsetBefore: formatOffset(change.before),
+            offsetAfter: formatOffset(change.after),
+            localBefore: formatLocalDateTime(change.time + change.before) + formatOffset(change.before),
+            localAfter: formatLocalDateTime(change.time + change.after) + formatOffset(change.after),
+          },
+        }),
+  };
 }
 
 function parseArguments(text: string): Record<string, unknown> | null {

@@ -21,7 +21,11 @@
  * needs (asksAbout): any other reply, such as a refusal or an unrelated
  * answer, is neither a call nor a clarification.
  */
-import { FindFreeSlotsRequestSchema, SearchEventsRequestSchema } from "../gen/calq/v1/calendar_service_pb.js";
+import {
+  FindFreeSlotsRequestSchema,
+  FindMeetingTimesRequestSchema,
+  SearchEventsRequestSchema,
+} from "../gen/calq/v1/calendar_service_pb.js";
 import { declaredBound } from "../src/contract/index.js";
 import { parseTextQuery } from "../src/search/text-query.js";
 import { isRequestZone, parseRequestInstant, requestZone } from "../src/time/request-window.js";
@@ -166,6 +170,13 @@ const sameCalendars: SameArgument = (expected, actual, { primaryCalendarId }) =>
   return want !== undefined && got !== undefined && sameSet(want, got);
 };
 
+/** The same set of calendars, or none: null and [] both name no calendar. */
+const sameCalendarsOrNone: SameArgument = (expected, actual, call) => {
+  const none = (value: unknown) => value === null || value === undefined || (Array.isArray(value) && value.length === 0);
+  if (none(expected) || none(actual)) return none(expected) && none(actual);
+  return sameCalendars(expected, actual, call);
+};
+
 /** A zone that only renders local times: none, or any zone calq accepts, is as good as another. */
 const renderingZone: SameArgument = (_expected, actual) =>
   actual === undefined || actual === null || actual === "" || (typeof actual === "string" && isRequestZone(actual));
@@ -187,6 +198,22 @@ const numberOr =
   (fallback: number): SameArgument =>
   (expected, actual) =>
     orDefault(expected, fallback) === orDefault(actual, fallback);
+
+/** An optional filter: null and absence mean none, anything else must be the same value. */
+const sameOrNone: SameArgument = (expected, actual) => (expected ?? null) === (actual ?? null);
+
+/** The same categories as a set, case ignored, as the search compares them; none for null or []. */
+const sameCategories: SameArgument = (expected, actual) => {
+  const folded = (value: unknown) =>
+    value === null || value === undefined
+      ? new Set<string>()
+      : Array.isArray(value) && value.every((item) => typeof item === "string")
+        ? new Set(value.map((item) => item.trim().toLowerCase()))
+        : undefined;
+  const want = folded(expected);
+  const got = folded(actual);
+  return want !== undefined && got !== undefined && sameSet(want, got);
+};
 
 /** A string whose null and absence mean "" (the first page, no working hours). */
 const textOrEmpty: SameArgument = (expected, actual) => (expected ?? "") === (actual ?? "");
@@ -218,6 +245,10 @@ const SEARCH_WINDOW_RULES = {
   limit: numberOr(declaredBound(SearchEventsRequestSchema.field.limit, "zeroMeans")),
   cursor: textOrEmpty,
   text_query: sameWords,
+  status: sameOrNone,
+  transparency: sameOrNone,
+  my_participation: sameOrNone,
+  categories: sameCategories,
 } as const;
 
 /**
@@ -257,6 +288,23 @@ const ARGUMENT_RULES: { readonly [T in ExpectedTool]: { readonly [A in keyof Too
     calendar_id: sameCalendar,
     event_id: identical,
     timezone: renderingZone,
+  },
+  find_meeting_times: {
+    required_calendar_ids: sameCalendars,
+    optional_calendar_ids: sameCalendarsOrNone,
+    start: sameInstant("start"),
+    end_exclusive: sameInstant("end_exclusive"),
+    timezone: sameZone,
+    duration_minutes: identical,
+    step_minutes: numberOr(declaredBound(FindMeetingTimesRequestSchema.field.stepMinutes, "zeroMeans")),
+    buffer_before_minutes: numberOr(0),
+    buffer_after_minutes: numberOr(0),
+    tentative: identical,
+    min_optional_percent: numberOr(0),
+    working_hours_start: textOrEmpty,
+    working_hours_end: textOrEmpty,
+    working_days: sameWorkingDays,
+    limit: numberOr(declaredBound(FindMeetingTimesRequestSchema.field.limit, "zeroMeans")),
   },
 };
 

@@ -2,8 +2,10 @@
  * Who may read which calendar (docs/operating.md: Who is calling), and
  * whether this replica holds it (docs/operating.md: Shard groups). A reader
  * listed on the calendar may read it, given the calendar.read capability
- * (which calq.yaml principals hold implicitly); anyone else needs
- * calendar.read.any, and such reads are audit-logged. "primary" names the
+ * (which calq.yaml principals hold implicitly); a free/busy reader listed
+ * on it may see its busy time only, and is refused its events exactly as a
+ * stranger is; anyone else needs calendar.read.any, and such reads are
+ * audit-logged. "primary" names the
  * caller's own primary calendar. An unknown calendar and a forbidden one
  * give the same error, byte for byte.
  *
@@ -36,9 +38,34 @@ function notAccessible(): CalqError {
   );
 }
 
+/** How a caller may read a calendar's events: as a listed reader, or through calendar.read.any; undefined when not at all. */
 export function mayRead(principal: Principal, calendar: CalendarConfig): "reader" | "read_any" | undefined {
   if (calendar.readers.includes(principal.id) && principal.capabilities.includes(READ)) return "reader";
   return principal.capabilities.includes(READ_ANY) ? "read_any" : undefined;
+}
+
+/**
+ * What a method reads of a calendar: its events (the searches and GetEvent),
+ * or only its busy time (QueryFreeBusy, FindFreeSlots, FindMeetingTimes).
+ */
+export type AccessNeed = "events" | "busy";
+
+/** How a caller may see a calendar's busy time: as any reader of its events, or as one of its free/busy readers. */
+export function mayReadBusy(principal: Principal, calendar: CalendarConfig): "reader" | "read_any" | "free_busy" | undefined {
+  const events = mayRead(principal, calendar);
+  if (events === "reader") return events;
+  if (calendar.freeBusyReaders?.includes(principal.id) === true && principal.capabilities.includes(READ)) return "free_busy";
+  return events;
+}
+
+/** How `principal` may open `calendar` for what a method `need`s; undefined refuses, as for a calendar that does not exist. */
+function accessFor(principal: Principal, calendar: CalendarConfig, need: AccessNeed): "reader" | "read_any" | "free_busy" | undefined {
+  switch (need) {
+    case "events":
+      return mayRead(principal, calendar);
+    case "busy":
+      return mayReadBusy(principal, calendar);
+  }
 }
 
 /**
@@ -58,11 +85,13 @@ export function openCalendars(
   method: string,
   /** The call's correlation id, so the audit line and the RPC line can be matched. */
   correlationId?: string,
+  /** Events by default; a free/busy reader may open a calendar only for its busy time (docs/decisions.md, "Busy time only"). */
+  need: AccessNeed = "events",
 ): CalendarView[] {
   const opened = requestedIds.map((requestedId) => {
     const calendarId = requestedId === "primary" ? principal.primary : requestedId;
     const calendar = calendarId === undefined ? undefined : access.shards.calendar(calendarId);
-    const how = calendar === undefined ? undefined : mayRead(principal, calendar);
+    const how = calendar === undefined ? undefined : accessFor(principal, calendar, need);
     if (calendar === undefined || how === undefined) throw notAccessible();
     return { calendar, how };
   });

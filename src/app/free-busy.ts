@@ -64,6 +64,8 @@ export interface BusyRead {
   /** Set when the read stopped early: busy time before this instant is exact, after it unknown. */
   readonly completeUntil?: number;
   readonly cut?: BusyCut;
+  /** Units of work the read did. */
+  readonly work: number;
 }
 
 /** QueryFreeBusy: the blocked time of the calendars in the window. */
@@ -148,11 +150,18 @@ export async function findFreeSlots(
 
 /**
  * Opens the named calendars together (calendar-access.ts: any the caller
- * may not read, or a set spanning shard groups, refuses the whole request)
- * and reads their blocked time in one merge, in the window's order.
+ * may not see the busy time of, or a set spanning shard groups, refuses the
+ * whole request) and reads their blocked time in one merge, in the window's
+ * order, within `deps.workBudget`.
  */
-async function readBusy(deps: FreeBusyDeps, call: Call, ids: readonly string[], window: RequestWindow, method: string): Promise<BusyRead> {
-  const views = openCalendars(deps.access, call.principal, ids, method, call.correlationId);
+export async function readBusy(
+  deps: FreeBusyDeps,
+  call: Call,
+  ids: readonly string[],
+  window: RequestWindow,
+  method: string,
+): Promise<BusyRead> {
+  const views = openCalendars(deps.access, call.principal, ids, method, call.correlationId, "busy");
   const snapshots = currentSnapshots(views);
   const order = views.map((_, i) => i).sort((a, b) => (views[a].config.id < views[b].config.id ? -1 : 1));
   const read = await call.run(readBlockingSteps(deps, call, views, snapshots, order, window));
@@ -163,9 +172,11 @@ async function readBusy(deps: FreeBusyDeps, call: Call, ids: readonly string[], 
   const merged = read.blocking.map((blocking) => mergeBusy(blocking, window.start, until));
   const overCap = (intervals: readonly BusyInterval[], cap: number) => (intervals.length > cap ? intervals[cap].start : Infinity);
   let sizeCut = Math.min(...merged.map((intervals) => overCap(intervals, MAX_BUSY_INTERVALS_PER_CALENDAR)));
-  const starts = merged.flatMap((intervals) => intervals.map((interval) => interval.start)).sort((a, b) => a - b);
   // Half the answer for the calendars' own lists, half for the combined one, which is never longer than all of them.
-  if (starts.length > MAX_BUSY_INTERVALS_PER_ANSWER / 2) sizeCut = Math.min(sizeCut, starts[MAX_BUSY_INTERVALS_PER_ANSWER / 2]);
+  if (merged.reduce((count, intervals) => count + intervals.length, 0) > MAX_BUSY_INTERVALS_PER_ANSWER / 2) {
+    const starts = merged.flatMap((intervals) => intervals.map((interval) => interval.start)).sort((a, b) => a - b);
+    sizeCut = Math.min(sizeCut, starts[MAX_BUSY_INTERVALS_PER_ANSWER / 2]);
+  }
   if (sizeCut < until) {
     until = sizeCut;
     cut = "size";
@@ -177,6 +188,7 @@ async function readBusy(deps: FreeBusyDeps, call: Call, ids: readonly string[], 
     calendars: withBusy,
     combined: mergeBusy(clipped.flat(), window.start, until),
     ...(cut === undefined ? {} : { completeUntil: until, cut }),
+    work: read.work,
   };
 }
 
@@ -185,6 +197,7 @@ interface BlockingRead {
   readonly blocking: BusyInterval[][];
   readonly completeUntil?: number;
   readonly cut?: BusyCut;
+  readonly work: number;
 }
 
 /**
@@ -211,7 +224,9 @@ function* readBlockingSteps(
     const page = yield* searchCalendarsPageSteps(calendars, { window, mode: "overlap", limit: PAGE, after }, limits);
     work -= page.work;
     for (const [k, occurrence] of page.occurrences.entries()) {
-      if (read === MAX_OCCURRENCES_READ) return { blocking, completeUntil: Math.max(window.start, occurrence.start), cut: "size" };
+      if (read === MAX_OCCURRENCES_READ) {
+        return { blocking, completeUntil: Math.max(window.start, occurrence.start), cut: "size", work: deps.workBudget - work };
+      }
       read++;
       const kind = busyKindOf(blockingFacts(occurrence));
       if (kind !== undefined) blocking[order[page.sources[k]]].push({ start: occurrence.start, end: occurrence.end, kind });
@@ -219,9 +234,9 @@ function* readBlockingSteps(
     if (page.partial !== undefined) {
       // Every occurrence starting before the last one read was read; ties at its start may not have been.
       const until = page.next === undefined || page.next.start < window.start ? window.start : page.next.start;
-      return { blocking, completeUntil: until, cut: page.partial };
+      return { blocking, completeUntil: until, cut: page.partial, work: deps.workBudget - work };
     }
-    if (page.next === undefined) return { blocking };
+    if (page.next === undefined) return { blocking, work: deps.workBudget - work };
     after = page.next;
   }
 }
@@ -229,25 +244,38 @@ function* readBlockingSteps(
 const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 /** Minutes after midnight of "HH:MM" ("24:00" allowed as an end). */
-function minutesOf(text: string, field: string, end: boolean): number {
+function minutesOf(text: string, field: string, end: boolean, refuse: (message: string, field: string) => CalqError): number {
   if (end && text === "24:00") return 1440;
   const match = LOCAL_TIME.exec(text);
-  if (match === null) throw invalidSlots(`${field} must be a local time "HH:MM"${end ? ' (or "24:00")' : ""}, not "${text}"`, field);
+  if (match === null) throw refuse(`${field} must be a local time "HH:MM"${end ? ' (or "24:00")' : ""}, not "${text}"`, field);
   return Number(match[1]) * 60 + Number(match[2]);
 }
 
 function workingHoursOf(args: SlotArguments): WorkingHours | undefined {
+  return requestWorkingHours(args, "INVALID_SLOT_QUERY");
+}
+
+/**
+ * The working hours a request names (FindFreeSlots' and FindMeetingTimes'
+ * three fields), or undefined for none; refused with `reason` when they
+ * cannot be read.
+ */
+export function requestWorkingHours(
+  args: Pick<SlotArguments, "workingHoursStart" | "workingHoursEnd" | "workingDays">,
+  reason: "INVALID_SLOT_QUERY" | "INVALID_MEETING_QUERY",
+): WorkingHours | undefined {
+  const refuse = (message: string, field: string) => new CalqError(reason, message, field);
   const { workingHoursStart: start, workingHoursEnd: end } = args;
   if (start === "" && end === "") {
-    if (args.workingDays.length > 0) throw invalidSlots("working_days goes with working_hours_start and working_hours_end", "working_days");
+    if (args.workingDays.length > 0) throw refuse("working_days goes with working_hours_start and working_hours_end", "working_days");
     return undefined;
   }
-  const startMinute = minutesOf(start, "working_hours_start", false);
-  const endMinute = minutesOf(end, "working_hours_end", true);
-  if (endMinute <= startMinute) throw invalidSlots("working_hours_end must come after working_hours_start", "working_hours_end");
+  const startMinute = minutesOf(start, "working_hours_start", false, refuse);
+  const endMinute = minutesOf(end, "working_hours_end", true, refuse);
+  if (endMinute <= startMinute) throw refuse("working_hours_end must come after working_hours_start", "working_hours_end");
   const days = args.workingDays.length === 0 ? [1, 2, 3, 4, 5] : args.workingDays;
   // Each a weekday 1 to 7 by the contract's bounds; named twice is a slip the schema cannot state.
-  if (new Set(days).size !== days.length) throw invalidSlots("working_days must name each weekday once", "working_days");
+  if (new Set(days).size !== days.length) throw refuse("working_days must name each weekday once", "working_days");
   return { days: new Set(days), startMinute, endMinute };
 }
 

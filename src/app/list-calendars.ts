@@ -1,6 +1,7 @@
 /**
  * The calendars a caller may read (calendar_service.proto: ListCalendars),
- * with each one's zone, freshness and place among the shard groups. Every
+ * with each one's zone, freshness and place among the shard groups, and
+ * those whose busy time only it may see, marked so. Every
  * replica knows every calendar's group; a calendar of another group is
  * listed from its configuration alone. Names seen only through
  * calendar.read.any are a read like any other: audited.
@@ -10,7 +11,7 @@ import type { CalendarConfig } from "../config/config-model.js";
 import { type ShardMap, shardKeyOf } from "../config/shard-map.js";
 import type { Logger } from "../log.js";
 import type { CalendarStore, CalendarView } from "../store/calendar-store.js";
-import { mayRead } from "./calendar-access.js";
+import { mayReadBusy } from "./calendar-access.js";
 import type { Call } from "./call.js";
 
 export interface ListCalendarsDeps {
@@ -30,6 +31,8 @@ export interface CalendarListed {
   readonly shardGroup: string;
   /** Its shard key, "" when calendars are not sharded. */
   readonly shardKey: string;
+  /** The caller is one of its free/busy readers: it may see the calendar's busy time, never its events. */
+  readonly busyOnly: boolean;
 }
 
 /** The calendars `call`'s caller may read, in id order. */
@@ -37,9 +40,9 @@ export function listCalendars(deps: ListCalendarsDeps, call: Call): CalendarList
   const { principal } = call;
   const readable = deps.shards
     .calendars()
-    .filter((calendar) => mayRead(principal, calendar) !== undefined)
+    .filter((calendar) => mayReadBusy(principal, calendar) !== undefined)
     .sort((a, b) => (a.id < b.id ? -1 : 1));
-  const throughReadAny = readable.filter((calendar) => mayRead(principal, calendar) === "read_any").map((calendar) => calendar.id);
+  const throughReadAny = readable.filter((calendar) => mayReadBusy(principal, calendar) === "read_any").map((calendar) => calendar.id);
   if (throughReadAny.length > 0) {
     deps.log({
       level: "info",
@@ -57,5 +60,6 @@ export function listCalendars(deps: ListCalendarsDeps, call: Call): CalendarList
     primary: principal.primary === config.id,
     shardGroup: deps.shards.groupOf(config) ?? "",
     shardKey: deps.shards.sharded ? shardKeyOf(config) : "",
+    busyOnly: mayReadBusy(principal, config) === "free_busy",
   }));
 }

@@ -13,6 +13,7 @@ import type { Snapshot } from "../ingest/snapshot.js";
 import type { Logger } from "../log.js";
 import type { CursorBinding, CursorCodec } from "../search/cursor.js";
 import type { MatchMode } from "../search/match.js";
+import type { OccurrenceFilter, ParticipationWanted } from "../search/occurrence-filter.js";
 import { BEFORE_ALL, type Page, type Position, searchCalendarsPageSteps, searchPageSteps } from "../search/search-occurrences.js";
 import type { CalendarView } from "../store/calendar-store.js";
 import type { RequestWindow } from "../time/request-window.js";
@@ -42,7 +43,20 @@ export interface SearchArguments extends WindowArguments {
   readonly limit: number;
   readonly cursor: string;
   readonly textQuery: string;
+  /** The filters the request names; an absent one filters nothing. */
+  readonly filter?: FilterArguments;
 }
+
+/** A search's filters as the request names them (calendar_service.proto: SearchEventsRequest fields 20 to 23). */
+export interface FilterArguments {
+  readonly status?: "confirmed" | "tentative";
+  readonly transparency?: "opaque" | "transparent";
+  readonly participation?: ParticipationWanted;
+  readonly categories: readonly string[];
+}
+
+/** The longest category a filter names. */
+const MAX_CATEGORY_CHARS = 100;
 
 /** One calendar as a page read it. */
 export interface CalendarRead {
@@ -58,6 +72,8 @@ export interface SearchResult {
   readonly mode: MatchMode;
   readonly limit: number;
   readonly words: readonly string[];
+  /** The filters applied, categories lower-cased, each once. */
+  readonly filter: OccurrenceFilter;
   /** The calendars read, in the order of the merge (id order across calendars). */
   readonly calendars: readonly CalendarRead[];
   /** The page's occurrences, each with the index of its calendar in `calendars`. */
@@ -110,6 +126,7 @@ async function search(deps: SearchDeps, call: Call, args: SearchArguments, calen
   const { limit } = args;
   const mode = requiredMode(args.mode, deps.modeNames);
   const words = textQueryWords(args.textQuery);
+  const filter = filterOf(args.filter, call.principal.emails ?? []);
   const window = windowOf(args, deps.maxWindowMs);
   const views = calendars.open();
   const withhold = views.map((view) => mayRead(call.principal, view.config) === "read_any");
@@ -121,6 +138,7 @@ async function search(deps: SearchDeps, call: Call, args: SearchArguments, calen
     timezone: window.timezone,
     mode,
     words,
+    filter: filterBinding(filter),
   };
 
   let snapshots: Snapshot[];
@@ -137,7 +155,7 @@ async function search(deps: SearchDeps, call: Call, args: SearchArguments, calen
   }
 
   const limits = { work: deps.workBudget, interrupted: () => call.interrupted() };
-  const query = { window, mode, limit, after, words, withholdClassified: withhold[0] };
+  const query = { window, mode, limit, after, words, withholdClassified: withhold[0], filter };
   const steps = !calendars.across
     ? searchPageSteps(snapshots[0], query, limits)
     : searchCalendarsPageSteps(
@@ -184,10 +202,52 @@ async function search(deps: SearchDeps, call: Call, args: SearchArguments, calen
     mode,
     limit,
     words,
+    filter,
     calendars: views.map((view, i) => ({ view, snapshot: snapshots[i], withholdClassified: withhold[i] })),
     found: page.occurrences.map((occurrence, i) => ({ occurrence, calendar: page.sources[i] })),
     nextCursor,
     snapshotOrigin,
     page,
   };
+}
+
+/**
+ * The filters a search applies: categories trimmed, lower-cased and each
+ * once (INVALID_FILTER for a blank or too long one), and the caller's own
+ * addresses for a participation filter (CALLER_ADDRESSES_UNKNOWN when calq
+ * knows none: an answer of "nothing" would be a guess).
+ */
+function filterOf(args: FilterArguments | undefined, addresses: readonly string[]): OccurrenceFilter {
+  if (args === undefined) return {};
+  const categories = [
+    ...new Set(
+      args.categories.map((category) => {
+        const text = category.trim().toLowerCase();
+        if (text === "" || [...text].length > MAX_CATEGORY_CHARS) {
+          throw new CalqError("INVALID_FILTER", `each category must hold 1 to ${MAX_CATEGORY_CHARS} characters`, "categories");
+        }
+        return text;
+      }),
+    ),
+  ];
+  if (args.participation !== undefined && addresses.length === 0) {
+    throw new CalqError(
+      "CALLER_ADDRESSES_UNKNOWN",
+      "calq knows no e-mail address of yours, so your answers to invitations cannot be read; search without my_participation",
+      "my_participation",
+    );
+  }
+  return {
+    ...(args.status === undefined ? {} : { status: args.status }),
+    ...(args.transparency === undefined ? {} : { transparency: args.transparency }),
+    ...(args.participation === undefined ? {} : { participation: args.participation, addresses }),
+    ...(categories.length === 0 ? {} : { categories }),
+  };
+}
+
+/** The filters as a cursor binds them: one canonical text, empty for none (the caller's addresses are theirs, bound by their id). */
+function filterBinding(filter: OccurrenceFilter): string {
+  const { status, transparency, participation, categories } = filter;
+  if (status === undefined && transparency === undefined && participation === undefined && categories === undefined) return "";
+  return JSON.stringify([status ?? "", transparency ?? "", participation ?? "", [...(categories ?? [])].sort()]);
 }

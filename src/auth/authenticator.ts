@@ -84,14 +84,18 @@ export class Authenticator {
 
   private async fromJwt(verifier: JwtVerifier, token: string): Promise<Principal> {
     try {
-      const { subject, scopes } = await verifier.verify(token);
+      const { subject, scopes, email } = await verifier.verify(token);
       const configured = this.byId.get(subject);
+      const emails = [...new Set([...(configured?.emails ?? []), ...(email === undefined ? [] : [email])])];
       return {
         id: subject,
         primary: configured?.primary,
         timezone: configured?.timezone,
         tokenDigests: [],
         capabilities: scopes.filter((scope) => KNOWN_CAPABILITIES.has(scope)),
+        workingHours: configured?.workingHours,
+        weekStart: configured?.weekStart,
+        emails,
       };
     } catch (error) {
       if (!(error instanceof TokenRejected)) throw error;

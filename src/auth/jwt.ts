@@ -3,7 +3,9 @@
  * file changes so keys can rotate without a restart, or HS256 with a secret
  * from the environment. `iss`, `aud`, `exp` (required) and `nbf` are checked
  * with the configured clock skew; `sub` is the principal id and the `scope`
- * (space-separated) or `scp` (list) claim gives its capabilities.
+ * (space-separated) or `scp` (list) claim gives its capabilities. An
+ * `email` claim, unless `email_verified` says false, is one of the
+ * bearer's addresses (how a search finds their own answers to invitations).
  *
  * Every failure is the same UNAUTHENTICATED refusal: which check failed is
  * the operator's business (debug log), not the caller's.
@@ -18,6 +20,8 @@ import type { Logger } from "../log.js";
 export interface VerifiedToken {
   readonly subject: string;
   readonly scopes: readonly string[];
+  /** The `email` claim, lower-cased, unless `email_verified` is false; absent when the token has none. */
+  readonly email?: string;
 }
 
 /** A token that did not verify; the reason is for the operator's log only. */
@@ -70,7 +74,8 @@ export class JwtVerifier {
         requiredClaims: ["exp", "sub"],
         currentDate: new Date(this.context.now()),
       });
-      return { subject: payload.sub!, scopes: scopesOf(payload.scope, payload.scp) };
+      const email = typeof payload.email === "string" && payload.email_verified !== false ? payload.email.trim().toLowerCase() : "";
+      return { subject: payload.sub!, scopes: scopesOf(payload.scope, payload.scp), ...(email === "" ? {} : { email }) };
     } catch (error) {
       throw new TokenRejected(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
     }

@@ -1,6 +1,7 @@
 /**
  * `calq busy` and `calq slots`: QueryFreeBusy and FindFreeSlots against a
- * running server, for people. They connect, send the window and print
+ * running server, for people (and what `calq meet`, meet-command.ts, shares
+ * with them: the tentative policy, working hours, numbers, the answer). They connect, send the window and print
  * refusals exactly as `calq search` does (service-client.ts); the window is
  * sent as typed and read by the service in --timezone. They print tables of
  * local times (free-busy-table.ts) or, with --json, the response as the
@@ -31,6 +32,14 @@ import { UsageError } from "./usage-error.js";
 
 /** `--tentative` values: the contract's policies as a command line spells them (TENTATIVE_POLICY_BUSY is busy). */
 const TENTATIVE_POLICIES = enumFlagValues(TentativePolicySchema) as ReadonlyMap<string, TentativePolicy>;
+
+/** The policy `--tentative` names; a missing or unknown one is a usage mistake (the contract has no default). */
+export function tentativePolicy(value: string | undefined): TentativePolicy {
+  if (value === undefined) throw new UsageError(`--tentative is required: ${[...TENTATIVE_POLICIES.keys()].join(" or ")}`);
+  const tentative = TENTATIVE_POLICIES.get(value);
+  if (tentative === undefined) throw new UsageError(`--tentative must be ${[...TENTATIVE_POLICIES.keys()].join(" or ")}, not "${value}"`);
+  return tentative;
+}
 
 /** The options both commands take: the calendars, the window, --json and the connection. */
 function sharedOptions(env: Environment) {
@@ -90,23 +99,13 @@ export async function slots(argv: string[], env: Environment, out: NodeJS.Writab
   });
   const window = windowFields(values);
   if (values.duration === undefined) throw new UsageError("--duration is required (minutes)");
-  if (values.tentative === undefined) throw new UsageError(`--tentative is required: ${[...TENTATIVE_POLICIES.keys()].join(" or ")}`);
-  const tentative = TENTATIVE_POLICIES.get(values.tentative);
-  if (tentative === undefined) {
-    throw new UsageError(`--tentative must be ${[...TENTATIVE_POLICIES.keys()].join(" or ")}, not "${values.tentative}"`);
-  }
-  if (values["working-days"] !== undefined && values["working-hours"] === undefined) {
-    throw new UsageError("--working-days goes with --working-hours");
-  }
-  const hours = values["working-hours"] === undefined ? { start: "", end: "" } : workingHours(values["working-hours"]);
+  const tentative = tentativePolicy(values.tentative);
   const request = {
     ...window,
     durationMinutes: wholeNumber(values.duration, "--duration"),
     stepMinutes: values.step === undefined ? 0 : wholeNumber(values.step, "--step"),
     tentative,
-    workingHoursStart: hours.start,
-    workingHoursEnd: hours.end,
-    workingDays: values["working-days"] === undefined ? [] : workingDays(values["working-days"]),
+    ...workingHoursFields(values),
     limit: values.limit === undefined ? 0 : wholeNumber(values.limit, "--limit"),
   };
   const { client, callOptions } = serviceClient(values);
@@ -119,8 +118,21 @@ export async function slots(argv: string[], env: Environment, out: NodeJS.Writab
   );
 }
 
+/** --working-hours and --working-days as the request's three fields; the days go only with hours. */
+export function workingHoursFields(values: { "working-hours"?: string; "working-days"?: string }) {
+  if (values["working-days"] !== undefined && values["working-hours"] === undefined) {
+    throw new UsageError("--working-days goes with --working-hours");
+  }
+  const hours = values["working-hours"] === undefined ? { start: "", end: "" } : workingHours(values["working-hours"]);
+  return {
+    workingHoursStart: hours.start,
+    workingHoursEnd: hours.end,
+    workingDays: values["working-days"] === undefined ? [] : workingDays(values["working-days"]),
+  };
+}
+
 /** Makes the call and prints its answer as `render` writes it, or the refusal as `calq search` prints it. */
-async function answer<Response>(
+export async function answer<Response>(
   call: () => Promise<Response>,
   render: (response: Response) => string,
   out: NodeJS.WritableStream,
@@ -138,12 +150,12 @@ async function answer<Response>(
 }
 
 /** --json: the response as the service sent it, on one line. */
-function jsonLine<Desc extends DescMessage>(schema: Desc): (response: MessageShape<Desc>) => string {
+export function jsonLine<Desc extends DescMessage>(schema: Desc): (response: MessageShape<Desc>) => string {
   return (response) => `${JSON.stringify(toJson(schema, response))}\n`;
 }
 
 /** A whole number written in decimal digits, within what the request's int32 field can carry. */
-function wholeNumber(text: string, flag: string): number {
+export function wholeNumber(text: string, flag: string): number {
   if (!/^-?\d{1,10}$/.test(text.trim())) throw new UsageError(`${flag} ${text} is not a whole number`);
   const value = Number(text);
   if (Math.abs(value) > 2 ** 31 - 1) throw new UsageError(`${flag} ${text} is out of range`);

@@ -1,6 +1,7 @@
 /**
- * The tables `calq busy` and `calq slots` print: intervals as local wall
- * times in the request's zone, as the service sent them.
+ * The tables `calq busy` and `calq slots` print (and `calq meet`, in
+ * meeting-table.ts): intervals as local wall times in the request's zone,
+ * as the service sent them.
  *
  * A week of intervals repeats the same date and offset on every row, which
  * hides the one row where they change; so a row shows its day only when it
@@ -77,7 +78,7 @@ export function renderFreeSlots(response: FindFreeSlotsResponse, limit: number):
 }
 
 /** One interval to show: its local start and end as the service sent them, and the cells after them. */
-interface IntervalRow {
+export interface IntervalRow {
   readonly startLocal: string;
   readonly endLocal: string;
   readonly cells: readonly string[];
@@ -86,7 +87,7 @@ interface IntervalRow {
 const INTERVAL_HEADER = ["DAY", "START", "END (excl.)"];
 
 /** An aligned table of intervals, the header first; no lines at all for no intervals. */
-function intervalTable(extraHeader: readonly string[], intervals: readonly IntervalRow[]): string[] {
+export function intervalTable(extraHeader: readonly string[], intervals: readonly IntervalRow[]): string[] {
   if (intervals.length === 0) return [];
   let above: LocalTime | undefined;
   const rows = intervals.map(({ startLocal, endLocal, cells }) => {

@@ -1,5 +1,5 @@
 /**
- * The flags of `calq search`, `calq busy` and `calq slots`, each written
+ * The flags of `calq search`, `calq busy`, `calq slots` and `calq meet`, each written
  * once: a command's usage lists the flags it takes from this table. A flag
  * that sets a bounded request field states the bounds the contract declares
  * on that field (the `bounds` option, proto/calq/v1/reasons.proto), so the
@@ -10,6 +10,7 @@
  */
 import type {
   FindFreeSlotsRequest,
+  FindMeetingTimesRequest,
   QueryFreeBusyRequest,
   SearchEventsAcrossCalendarsRequest,
   SearchEventsRequest,
@@ -101,6 +102,50 @@ export const FLAGS = {
     flag: "--limit N",
     field: fieldOf<FindFreeSlotsRequest>("calq.v1.FindFreeSlotsRequest", "limit"),
     text: (bounds) => `slots at most: ${describeBounds(bounds)}`,
+  },
+  meetRequired: {
+    flag: "--required ID",
+    field: fieldOf<FindMeetingTimesRequest>("calq.v1.FindMeetingTimesRequest", "requiredCalendarIds"),
+    text: (bounds) => `the calendar of an attendee who must come, "primary" for your own; give it ${countRange(bounds)} times`,
+  },
+  meetOptional: {
+    flag: "--optional ID",
+    field: fieldOf<FindMeetingTimesRequest>("calq.v1.FindMeetingTimesRequest", "optionalCalendarIds"),
+    text: (bounds) => `the calendar of an attendee who may come; ${countRange(bounds)} times (50 attendees in all)`,
+  },
+  meetDuration: {
+    flag: "--duration MINUTES",
+    field: fieldOf<FindMeetingTimesRequest>("calq.v1.FindMeetingTimesRequest", "durationMinutes"),
+    text: (bounds) => `length of the meeting in minutes: ${describeBounds(bounds)} (exact, also across a DST change)`,
+  },
+  meetStep: {
+    flag: "--step MINUTES",
+    field: fieldOf<FindMeetingTimesRequest>("calq.v1.FindMeetingTimesRequest", "stepMinutes"),
+    text: (bounds) => `meetings start at local multiples of this many minutes from midnight: ${describeBounds(bounds)}`,
+  },
+  bufferBefore: {
+    flag: "--buffer-before MINUTES",
+    field: fieldOf<FindMeetingTimesRequest>("calq.v1.FindMeetingTimesRequest", "bufferBeforeMinutes"),
+    text: (bounds) => `each attendee must also be free this long before the meeting: ${describeBounds(bounds)}`,
+  },
+  bufferAfter: {
+    flag: "--buffer-after MINUTES",
+    field: fieldOf<FindMeetingTimesRequest>("calq.v1.FindMeetingTimesRequest", "bufferAfterMinutes"),
+    text: (bounds) => `and this long after it: ${describeBounds(bounds)}`,
+  },
+  minOptional: {
+    flag: "--min-optional PERCENT",
+    field: fieldOf<FindMeetingTimesRequest>("calq.v1.FindMeetingTimesRequest", "minOptionalPercent"),
+    text: (bounds) => `the share of optional attendees who must be free, rounded up: ${describeBounds(bounds)}`,
+  },
+  meetWorkingHours: {
+    flag: "--working-hours FROM-TO",
+    text: "working hours for attendees calq knows none of (from their settings or feed), as 09:00-17:00, in --timezone",
+  },
+  meetLimit: {
+    flag: "--limit N",
+    field: fieldOf<FindMeetingTimesRequest>("calq.v1.FindMeetingTimesRequest", "limit"),
+    text: (bounds) => `meeting times at most: ${describeBounds(bounds)}`,
   },
   json: { flag: "--json", text: "print what the service sent, as JSON, instead of tables" },
   address: { flag: "--address HOST:PORT", text: "server address (or CALQ_ADDRESS; default 127.0.0.1:50051)" },

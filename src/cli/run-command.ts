@@ -5,6 +5,7 @@
  *   calq serve --data DIR [options]     (serve-command.ts)
  *   calq search --calendar ID ...       (search-command.ts)
  *   calq busy | calq slots ...          (free-busy-command.ts)
+ *   calq meet --required ID ...         (meet-command.ts)
  *   calq check FILE.ics [--timezone Z]  (check-command.ts)
  *   calq tools | calq mcp               (gateway/cli.ts)
  *
@@ -17,7 +18,7 @@
  */
 
 import type { Environment } from "../config/calq-config.js";
-import { BUSY_USAGE, CHECK_USAGE, GATEWAY_USAGE, SEARCH_USAGE, SERVE_USAGE, SLOTS_USAGE } from "./usage.js";
+import { BUSY_USAGE, CHECK_USAGE, GATEWAY_USAGE, MEET_USAGE, SEARCH_USAGE, SERVE_USAGE, SLOTS_USAGE } from "./usage.js";
 import { UsageError } from "./usage-error.js";
 
 /** What a command does when it finishes: an exit status, or keep running (a server). */
@@ -54,6 +55,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   slots: {
     usage: SLOTS_USAGE,
     run: async (argv, env, { out, err }) => (await import("./free-busy-command.js")).slots(argv, env, out, err),
+  },
+  meet: {
+    usage: MEET_USAGE,
+    run: async (argv, env, { out, err }) => (await import("./meet-command.js")).meet(argv, env, out, err),
   },
   check: { usage: CHECK_USAGE, run: async (argv, env) => (await import("./check-command.js")).check(argv, env) },
   tools: {

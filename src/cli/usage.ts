@@ -58,6 +58,29 @@ ${flagLines([
   ...CONNECTION_FLAGS,
 ])}`;
 
+/** The usage text of `calq meet`. */
+export const MEET_USAGE = `usage: calq meet --required ID [--required ID ...] [--optional ID ...] --start T --end-exclusive T --timezone ZONE
+                 --duration MINUTES --tentative busy|free [options]
+
+${flagLines([
+  FLAGS.meetRequired,
+  FLAGS.meetOptional,
+  FLAGS.start,
+  FLAGS.endExclusive,
+  FLAGS.timezone,
+  FLAGS.meetDuration,
+  FLAGS.tentative,
+  FLAGS.meetStep,
+  FLAGS.bufferBefore,
+  FLAGS.bufferAfter,
+  FLAGS.minOptional,
+  FLAGS.meetWorkingHours,
+  FLAGS.workingDays,
+  FLAGS.meetLimit,
+  FLAGS.json,
+  ...CONNECTION_FLAGS,
+])}`;
+
 /** The usage text of `calq check`. */
 export const CHECK_USAGE = `usage: calq check FILE.ics [--timezone ZONE] [--config calq.yaml]
 

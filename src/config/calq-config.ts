@@ -20,8 +20,10 @@ import {
   DEFAULT_SEARCH,
   type FeedLimits,
   type FeedSource,
+  type PrincipalConfig,
   type SearchConfig,
   type ShardsConfig,
+  type WeeklyHours,
 } from "./config-model.js";
 import { checkConfigShape } from "./config-schema.js";
 import { Secret, sha256Hex } from "./secret.js";
@@ -96,6 +98,9 @@ export function parseConfig(document: unknown, baseDirectory: string, label: str
       readers: list(item.readers ?? [], `${where} (${id}).readers`).map((reader, j) =>
         requiredId(reader, `${where} (${id}).readers[${j}]`),
       ),
+      freeBusyReaders: list(item.free_busy_readers ?? [], `${where} (${id}).free_busy_readers`).map((reader, j) =>
+        requiredId(reader, `${where} (${id}).free_busy_readers[${j}]`),
+      ),
       shardKey: item.shard_key === undefined ? undefined : shardKey(item.shard_key, `${where} (${id}).shard_key`),
     };
   });
@@ -130,7 +135,14 @@ export function parseConfig(document: unknown, baseDirectory: string, label: str
       if (!KNOWN_CAPABILITIES.has(text)) throw new ConfigError(`${where} (${id}).capabilities[${j}]: unknown capability "${text}"`);
       return text;
     });
-    return { id, primary, timezone: optionalZone(item.timezone, `${where} (${id}).timezone`), tokenDigests, capabilities };
+    return {
+      id,
+      primary,
+      timezone: optionalZone(item.timezone, `${where} (${id}).timezone`),
+      tokenDigests,
+      capabilities,
+      ...personSettings(item, `${where} (${id})`),
+    };
   });
   unique(
     principals.map((principal) => principal.id),
@@ -147,6 +159,12 @@ export function parseConfig(document: unknown, baseDirectory: string, label: str
     for (const reader of calendar.readers) {
       if (!principalIds.has(reader)) throw new ConfigError(`${label}: calendar ${calendar.id} names unknown reader "${reader}"`);
     }
+    for (const reader of calendar.freeBusyReaders) {
+      if (!principalIds.has(reader)) throw new ConfigError(`${label}: calendar ${calendar.id} names unknown free/busy reader "${reader}"`);
+      if (calendar.readers.includes(reader)) {
+        throw new ConfigError(`${label}: calendar ${calendar.id} lists "${reader}" both as reader and as free/busy reader; keep one`);
+      }
+    }
   }
   return {
     calendars,
@@ -155,6 +173,50 @@ export function parseConfig(document: unknown, baseDirectory: string, label: str
     search: parseSearch(root.search, `${label}: search`),
     feeds: parseFeedLimits(root.feeds, `${label}: feeds`),
   };
+}
+
+/** RFC 5545's weekday names, Monday first: index + 1 is the ISO weekday. */
+const WEEKDAY_NAMES = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
+
+/** A local time "HH:MM" as minutes after midnight; "24:00" only as an end. */
+function localMinutes(value: unknown, where: string, end: boolean): number {
+  const text = requiredString(value, where);
+  if (end && text === "24:00") return 1440;
+  const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
+  if (match === null) throw new ConfigError(`${where}: expected a local time "HH:MM"${end ? ' (or "24:00")' : ""}`);
+  return Number(match[1]) * 60 + Number(match[2]);
+}
+
+/**
+ * A principal's person settings (working hours, week start, e-mail
+ * addresses), as the registry's people hold them: what meeting times and
+ * the participation filter read. Working days default to Monday to Friday.
+ */
+function personSettings(item: Record<string, unknown>, where: string): Pick<PrincipalConfig, "workingHours" | "weekStart" | "emails"> {
+  const settings: { workingHours?: WeeklyHours; weekStart?: number; emails?: string[] } = {};
+  if (item.working_hours !== undefined) {
+    const hours = record(item.working_hours, `${where}.working_hours`);
+    const startMinute = localMinutes(hours.start, `${where}.working_hours.start`, false);
+    const endMinute = localMinutes(hours.end_exclusive, `${where}.working_hours.end_exclusive`, true);
+    if (endMinute <= startMinute) throw new ConfigError(`${where}.working_hours: end_exclusive must come after start`);
+    const days = list(hours.days ?? ["MO", "TU", "WE", "TH", "FR"], `${where}.working_hours.days`).map(
+      (day) => WEEKDAY_NAMES.indexOf(String(day)) + 1,
+    );
+    if (days.length === 0) throw new ConfigError(`${where}.working_hours.days: name at least one day`);
+    unique(days.map(String), `${where}.working_hours.days`, "day");
+    settings.workingHours = { days, startMinute, endMinute };
+  }
+  if (item.week_start !== undefined) settings.weekStart = WEEKDAY_NAMES.indexOf(String(item.week_start)) + 1;
+  if (item.emails !== undefined) {
+    const emails = list(item.emails, `${where}.emails`).map((email, j) => {
+      const text = requiredString(email, `${where}.emails[${j}]`).trim().toLowerCase();
+      if (!/^[^\s@]+@[^\s@]+$/.test(text)) throw new ConfigError(`${where}.emails[${j}]: "${text}" is not an e-mail address`);
+      return text;
+    });
+    unique(emails, `${where}.emails`, "address");
+    settings.emails = emails;
+  }
+  return settings;
 }
 
 /**

@@ -33,6 +33,12 @@ export interface CalendarConfig {
   readonly name: string;
   /** Principal ids allowed to read the calendar. */
   readonly readers: readonly string[];
+  /**
+   * Principal ids allowed to see the calendar's busy time only (free/busy,
+   * free slots, meeting times), never its events; absent or empty for none.
+   * A principal is in `readers` or here, not both.
+   */
+  readonly freeBusyReaders?: readonly string[];
   /** What picks the calendar's shard group (shard-map.ts: shardKeyOf): calq.yaml's `shard_key`; absent, the id. */
   readonly shardKey?: string;
 }
@@ -46,6 +52,22 @@ export interface PrincipalConfig {
   /** Lower-case hex SHA-256 digests of the principal's bearer tokens. */
   readonly tokenDigests: readonly string[];
   readonly capabilities: readonly string[];
+  /** When they work, in their zone (`timezone`): meeting times read it for the calendar they own. */
+  readonly workingHours?: WeeklyHours;
+  /** ISO weekday their week starts on, 1 (Monday) to 7 (Sunday); absent: Monday. */
+  readonly weekStart?: number;
+  /** Their e-mail addresses, lower-cased: how a search finds their own answer (PARTSTAT) to an event. */
+  readonly emails?: readonly string[];
+}
+
+/** The same local working hours on each listed weekday, as the registry's people and calq.yaml's principals write them. */
+export interface WeeklyHours {
+  /** ISO weekdays, 1 (Monday) to 7 (Sunday), each once. */
+  readonly days: readonly number[];
+  /** Minutes after local midnight when work starts, 0 to 1439. */
+  readonly startMinute: number;
+  /** Minutes after local midnight when it ends, after startMinute; at most 1440 (the day's end). */
+  readonly endMinute: number;
 }
 
 export interface SearchConfig {

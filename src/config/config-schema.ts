@@ -26,6 +26,8 @@ const texts: Schema = { type: "array", items: text };
 const id: Schema = { type: ["string", "integer"] };
 const duration: Schema = { type: "string", description: "a number and a unit: 500ms, 30s, 5m, 1h" };
 const count: Schema = { type: "integer", description: "a positive integer" };
+/** A weekday as RFC 5545 (and the registry) writes it. */
+const weekday: Schema = { enum: ["MO", "TU", "WE", "TH", "FR", "SA", "SU"] };
 
 /**
  * The server, tls, admin and other sections, one key per row of the settings
@@ -57,6 +59,7 @@ export const CONFIG_SCHEMA: Schema = closed({
         timezone: text,
         name: text,
         readers: { type: "array", items: id },
+        free_busy_readers: { type: "array", items: id },
         shard_key: id,
         headers: {
           type: "object",
@@ -76,6 +79,9 @@ export const CONFIG_SCHEMA: Schema = closed({
         // A digest written out, or the variable that holds it (a Kubernetes Secret, say).
         tokens: { type: "array", items: { anyOf: [text, closed({ env: text }, ["env"])] } },
         capabilities: texts,
+        working_hours: closed({ days: { type: "array", items: weekday }, start: text, end_exclusive: text }, ["start", "end_exclusive"]),
+        week_start: weekday,
+        emails: texts,
       },
       ["id"],
     ),

@@ -5,21 +5,26 @@
  * the service's response as gen/'s message types, so a field renamed in the
  * proto fails to compile here rather than rendering nothing.
  */
-import { type DescEnum, type DescMessage, isMessage, type Message, type MessageShape, toJson } from "@bufbuild/protobuf";
+import { type DescEnum, type DescMessage, type FileRegistry, isMessage, type Message, type MessageShape, toJson } from "@bufbuild/protobuf";
 import { type Timestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
 import {
+  AvailabilitySchema,
   type BusyInterval,
   BusyKind,
   ChangeKind,
   type EventOccurrence,
   EventStatus,
   FindFreeSlotsResponseSchema,
+  FindMeetingTimesResponseSchema,
   GetCallerContextResponseSchema,
   GetEventResponseSchema,
   LinkSourceSchema,
   ListCalendarsResponseSchema,
   ListChangesResponseSchema,
   MatchModeSchema,
+  type MeetingTime,
+  NoFitReason,
+  NoFitReasonSchema,
   PartialReason,
   ParticipationSchema,
   type Person,
@@ -29,7 +34,9 @@ import {
   type TimeSpan,
   WindowRelation,
   WindowRelationSchema,
+  WorkingHoursSourceSchema,
 } from "../../gen/calq/v1/calendar_service_pb.js";
+import { loadContractRegistry, proseOf } from "./descriptors.js";
 import { enumToolName } from "./tool-json.js";
 import type { JsonSchema, ToolDefinition, ToolName } from "./tool-schemas.js";
 
@@ -59,6 +66,7 @@ const RENDERERS: Readonly<Record<ToolName, Renderer>> = {
   query_free_busy: rendering(QueryFreeBusyResponseSchema, renderFreeBusy),
   find_free_slots: rendering(FindFreeSlotsResponseSchema, renderFreeSlots),
   list_changes: rendering(ListChangesResponseSchema, renderChanges),
+  find_meeting_times: rendering(FindMeetingTimesResponseSchema, renderMeetingTimes),
 };
 
 /** The text rendering of a successful result of `tool`: the service's response, given the arguments the tool was called with. */
@@ -86,6 +94,70 @@ function renderFreeSlots(result: MessageShape<typeof FindFreeSlotsResponseSchema
   }
   return lines.join("\n");
 }
+
+/**
+ * Meeting times best first, each with who is not free; when nothing fits,
+ * why (in the contract's words for that reason), the first fit after the
+ * window and the time missing the fewest required attendees.
+ */
+function renderMeetingTimes(result: MessageShape<typeof FindMeetingTimesResponseSchema>): string {
+  const attendees = result.attendees.map(
+    (attendee) =>
+      `${attendee.calendarId} (${attendee.required ? "required" : "optional"}, ${attendee.timezone}, working hours: ${toolWord(WorkingHoursSourceSchema, attendee.workingHoursSource)}${attendee.stale ? ", stale" : ""})`,
+  );
+  const optional = result.attendees.filter((attendee) => !attendee.required).length;
+  const lines = [`Attendees: ${attendees.join(", ")}.`];
+  if (result.noFitReason === NoFitReason.UNSPECIFIED) {
+    lines.push(
+      `Meeting times in ${result.timezone}, best first (${result.fitCount} fit in all; each end excluded):`,
+      ...result.candidates.map((time) => `- ${meetingLine(time, optional)}`),
+    );
+  } else {
+    lines.push(
+      `Nothing fits: ${toolWord(NoFitReasonSchema, result.noFitReason)}. ${enumValueProse(NoFitReasonSchema.typeName, result.noFitReason)}`,
+    );
+    if (result.firstFitAfterWindow !== undefined)
+      lines.push(`First fit after the window: ${meetingLine(result.firstFitAfterWindow, optional)}`);
+    else lines.push("No time fits within 14 days after the window either.");
+    if (result.fewestMissing !== undefined) {
+      lines.push(
+        `Closest in the window: ${meetingLine(result.fewestMissing, optional)}; required but not free: ${result.fewestMissing.unavailableRequired.join(", ")}`,
+      );
+    }
+  }
+  if (result.completeUntil !== undefined) {
+    lines.push(
+      `Times were looked for only before ${localInstant(result.completeUntil, result.timezone)} (${stopWords(result.partialReason)}); ` +
+        "for later times, call again with start at that time.",
+    );
+  }
+  return lines.join("\n");
+}
+
+/** One meeting time: when, how many optional attendees are free, and who is not free and why, in their own local time. */
+function meetingLine(time: MeetingTime, optional: number): string {
+  const away = time.attendees
+    .filter((attendee) => attendee.availability !== AVAILABLE)
+    .map(
+      (attendee) =>
+        `${attendee.calendarId} ${toolWord(AvailabilitySchema, attendee.availability)} at ${splitLocal(attendee.startLocal)[1]}`,
+    );
+  const optionalNote = optional === 0 ? "" : `; optional free ${time.optionalFree} of ${optional}`;
+  return `${localSpan(time.startLocal, time.endLocal)}${optionalNote}${away.length === 0 ? "" : ` (${away.join(", ")})`}`;
+}
+
+/** An attendee's availability number when free. */
+const AVAILABLE = AvailabilitySchema.values.find((value) => value.localName === "FREE")!.number;
+
+/** The contract's comment of an enum value (gen/calq.binpb keeps comments; gen/'s code does not). */
+function enumValueProse(enumName: string, value: number): string {
+  contract ??= loadContractRegistry();
+  const desc = contract.getEnum(enumName)?.values.find((candidate) => candidate.number === value);
+  return desc === undefined ? "" : proseOf(desc);
+}
+
+/** The contract with its comments, read once when first needed. */
+let contract: FileRegistry | undefined;
 
 /** Why a read stopped before its window's end, in words. */
 function stopWords(reason: PartialReason): string {
@@ -277,9 +349,22 @@ function renderUserContext(result: MessageShape<typeof GetCallerContextResponseS
     result.timezone === ""
       ? `Recorded time zone: none recorded. ${propertyDescription(tool.outputSchema, "timezone")}`
       : `Recorded time zone: ${result.timezone}${result.currentTime === undefined ? "" : ` (local time now ${localNow(result.currentTime, result.timezone)})`}.`;
+  const days =
+    result.today === ""
+      ? []
+      : [
+          `Today: ${result.todayWeekday} ${result.today}. Weeks start on ${result.weekStartWeekday}: this week is ${result.thisWeekStart} to ${result.nextWeekStart} (end excluded), next week ${result.nextWeekStart} to ${result.weekAfterNextStart}.`,
+        ];
+  const change = result.nextOffsetChange;
+  if (change?.time !== undefined) {
+    days.push(
+      `Next UTC offset change in ${result.timezone}: at ${rfc3339(change.time)} wall clocks go from ${change.localBefore} to ${change.localAfter}.`,
+    );
+  }
   return [
     `Current time: ${now}.`,
     zone,
+    ...days,
     `Caller: ${result.principalId}; primary calendar: ${result.primaryCalendarId === "" ? "none" : result.primaryCalendarId}.`,
   ].join("\n");
 }

@@ -37,6 +37,7 @@ const TOOL_METHODS = [
   { name: "query_free_busy", title: "Query free/busy", method: "QueryFreeBusy" },
   { name: "find_free_slots", title: "Find free slots", method: "FindFreeSlots" },
   { name: "list_changes", title: "List changes", method: "ListChanges" },
+  { name: "find_meeting_times", title: "Find meeting times", method: "FindMeetingTimes" },
 ] as const;
 
 /** The name of one of the calq tools. */
@@ -58,14 +59,13 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
   if (service === undefined) throw new Error(`${SERVICE_NAME} is not in the descriptor set`);
   const errors = readErrorGuide(registry);
   const words = vocabulary(service, errors);
-  const explained = new Map<string, string>();
   const tools = TOOL_METHODS.map(({ name, title, method: methodName }) => {
     const method = service.methods.find((candidate) => candidate.name === methodName);
     if (method === undefined) throw new Error(`${SERVICE_NAME} has no method ${methodName}`);
     return {
       name,
       title,
-      description: words(toolDescription(service, method, errors, explained, name)),
+      description: words(toolDescription(service, method, errors)),
       inputSchema: inputSchema(method.input, words),
       outputSchema: outputSchema(method.output, words),
       method,
@@ -76,44 +76,31 @@ export function buildToolCatalog(registry: FileRegistry = loadContractRegistry()
 
 /**
  * The method's comment, what the service promises for every method
- * (read-only, who the caller is, where refusals are described), the
- * request's comment; then what each refusal the method lists in the proto
- * asks of the model (reasonsOf), and in one line the codes any call can get.
- * A refusal an earlier tool already explained (the tools are listed
- * together) is named in one line that points there, so the window's six
- * refusals are explained once, not by every tool that takes a window.
- * What each result field means is said once, in the output schema.
+ * (read-only, who the caller is), the request's comment; then the codes of
+ * the refusals the method lists in the proto (reasonsOf), and in one line
+ * the codes any call can get. What each code asks of the model comes with
+ * the refusal itself (execute.ts: errorResult), so it is said once, where
+ * it applies, and not in every tool's description (docs/gateway.md, "The
+ * tools": the context budget). What each result field means is said once,
+ * in the output schema.
  */
-function toolDescription(
-  service: DescService,
-  method: DescMethod,
-  errors: readonly ErrorGuideEntry[],
-  explained: Map<string, string>,
-  tool: string,
-): string {
+function toolDescription(service: DescService, method: DescMethod, errors: readonly ErrorGuideEntry[]): string {
   const reachable = reasonsOf(method, errors).filter((entry) => !NOT_FOR_MODELS.has(entry.reason));
   const [own, anyCall] = partition(reachable, (entry) => !EVERY_METHOD.has(entry.reason));
-  const common = [...anyCall.map((entry) => [entry.code, entry.instruction] as const), ...Object.entries(GATEWAY_ERRORS)];
-  const [fresh, told] = partition(own, (entry) => !explained.has(entry.reason));
-  const pointers = new Map<string, string[]>();
-  for (const entry of told) pointers.set(explained.get(entry.reason)!, [...(pointers.get(explained.get(entry.reason)!) ?? []), entry.code]);
-  for (const entry of fresh) explained.set(entry.reason, tool);
+  const common = [...anyCall.map((entry) => entry.code), ...Object.keys(GATEWAY_ERRORS)];
   return [
     proseOf(method),
     ...servicePromises(service),
     proseOf(method.input),
-    ...(own.length === 0
-      ? []
-      : [
-          [
-            "Refusals (isError, with a code) ask of you:",
-            ...fresh.map((entry) => `- ${entry.code}: ${entry.instruction}`),
-            ...[...pointers].map(([where, codes]) => `- ${codes.join(", ")}: as in ${where}.`),
-          ].join("\n"),
-        ]),
-    `Any call may also fail with: ${common.map(([code, instruction]) => `${code} (${instruction.replace(/\.$/, "")})`).join("; ")}.`,
+    ...(own.length === 0 ? [] : [`${REFUSALS_LEAD} ${own.map((entry) => entry.code).join(", ")}.`]),
+    `${ANY_CALL_LEAD} ${common.join(", ")}.`,
   ].join("\n\n");
 }
+
+/** How a description's list of its own refusal codes starts. */
+export const REFUSALS_LEAD = "Refusal codes (isError true, each saying what to do):";
+/** How a description's list of the codes any call can get starts. */
+export const ANY_CALL_LEAD = "Any call may also fail with:";
 
 /**
  * Reasons a model never has to act on, so listing them would only cost its
@@ -173,7 +160,8 @@ function inputSchema(message: DescMessage, words: (text: string) => string): Jso
         .map((value) => `- ${enumToolName(value)}: ${proseOf(value)}`)
         .join("\n")}`;
     }
-    if (nullable) description += `\n${nullMeaning(field, bounds, schema)}`;
+    // A nullable enum's comment says what null asks for (no filter); its zero value has no name to give.
+    if (nullable && field.enum === undefined) description += `\n${nullMeaning(field, bounds, schema)}`;
     properties[field.name] = { ...schema, description: words(description) };
   }
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };

@@ -13,6 +13,7 @@ import { civil, isValidDate } from "../time/civil.js";
 import { DAY_MS } from "../time/units.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { ianaZone, windowsZone } from "../time/zones.js";
+import { type Availability, readAvailability } from "./availability.js";
 import { type Diagnostic, DiagnosticLog, type DiagnosticPlace, type DiagnosticSink, diagnostic } from "./diagnostic.js";
 import { aboutOf, type EventAbout } from "./event-about.js";
 import { type ContentLine, type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
@@ -82,6 +83,8 @@ export interface ParsedCalendar {
   /** The feed's X-WR-TIMEZONE, when it names a known zone. */
   readonly declaredZone?: ZoneRules;
   readonly diagnostics: readonly Diagnostic[];
+  /** The feed's VAVAILABILITY components (availability.ts); absent when it has none. */
+  readonly availability?: readonly Availability[];
 }
 
 /** Thrown when the text is not an iCalendar stream at all. */
@@ -182,6 +185,7 @@ function* readFeed(body: string, maxComponents: number, streaming: boolean): Ste
     }
   };
   const lexer = lexFeed(body, diagnostics);
+  const availabilities: LexedComponent[] = [];
   let veventCount = 0;
   let calendarLines: readonly ContentLine[];
   for (;;) {
@@ -200,6 +204,7 @@ function* readFeed(body: string, maxComponents: number, streaming: boolean): Ste
       typeComponents([mendComponent(component, diagnostics)], diagnostics, (jcal, zone) => reader.readTimezone(jcal, zone.line));
       continue;
     }
+    if (component.name === "VAVAILABILITY") availabilities.push(component);
     if (component.name !== "VEVENT") continue;
     if (component.lines.length === 0) {
       // BEGIN:VEVENT then END:VEVENT, or the next BEGIN: nothing to read, and nothing for ical.js to type.
@@ -225,7 +230,8 @@ function* readFeed(body: string, maxComponents: number, streaming: boolean): Ste
   }
   typeComponents(batch, diagnostics, readEvent);
   const declaredZone = reader.declaredZone(calendarLines.flatMap(({ text: line }) => calendarProperty(line)));
-  return { events, declaredZone, diagnostics: diagnostics.list() };
+  const availability = availabilities.length === 0 ? undefined : readAvailability(availabilities, diagnostics);
+  return { events, declaredZone, diagnostics: diagnostics.list(), ...(availability === undefined ? {} : { availability }) };
 }
 
 /** Whether the text holds an iCalendar stream at all (a BEGIN:VCALENDAR line). */

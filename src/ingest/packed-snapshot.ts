@@ -9,6 +9,7 @@
  */
 import type { EventDetails, Occurrence } from "../expand/occurrence.js";
 import { type OnDemandRecipe, OnDemandSeries, type SeriesTail, type TailBatch, type TailRequest } from "../expand/series-tail.js";
+import type { Availability } from "../ics/availability.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import { FeedZone, vtimezoneZone } from "../ics/vtimezone-zone.js";
 import { endsOf, type IndexParts, IntervalIndex } from "../index/interval-index.js";
@@ -46,6 +47,8 @@ export interface PackedSnapshot {
   readonly feedZones: string;
   /** Each event's version, for comparing snapshots (ChangesSince). */
   readonly versions: PackedVersions;
+  /** JSON of the feed's VAVAILABILITY (plain data: zone names and wall times); "" when it has none. */
+  readonly availability?: string;
 }
 
 /**
@@ -115,6 +118,7 @@ export function packSnapshot(snapshot: Snapshot): { packed: PackedSnapshot; tran
     tailKeys,
     feedZones: JSON.stringify([...feedZones]),
     versions: versions.packed,
+    availability: snapshot.availability === undefined ? "" : JSON.stringify(snapshot.availability),
   };
   const arrays = [parts.starts, parts.maxEnds, slots, detailIds];
   return {
@@ -175,6 +179,9 @@ export function unpackSnapshot(packed: PackedSnapshot): Snapshot {
     index,
     tails,
     ...(packed.partial ? { partial: true } : {}),
+    ...(packed.availability === undefined || packed.availability === ""
+      ? {}
+      : { availability: JSON.parse(packed.availability) as Availability[] }),
   };
 }
 

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { type VersionTable, versionTable } from "../expand/event-versions.js";
 import { type ExpansionLimits, expandCalendarSteps } from "../expand/expand-calendar.js";
 import { compareOccurrences, type Occurrence } from "../expand/occurrence.js";
+import type { Availability } from "../ics/availability.js";
 import { type Diagnostic, diagnostic } from "../ics/diagnostic.js";
 import { parseCalendarSteps } from "../ics/parse-calendar.js";
 import { IntervalIndex } from "../index/interval-index.js";
@@ -37,6 +38,8 @@ export interface Snapshot extends SearchableOccurrences {
    * and the next complete read replaces them (docs/imperfect-feeds.md, the cut-feed row).
    */
   readonly partial?: boolean;
+  /** The feed's VAVAILABILITY (RFC 7953): its owner's working hours, as meeting times read them; absent when it has none. */
+  readonly availability?: readonly Availability[];
 }
 
 export interface SnapshotInput {
@@ -123,5 +126,6 @@ function* buildSteps(text: string | HandedText, input: SnapshotInput): Steps<Sna
     index,
     tails: expanded.tails,
     ...(input.partial === true ? { partial: true } : {}),
+    ...(parsed.availability === undefined ? {} : { availability: parsed.availability }),
   };
 }

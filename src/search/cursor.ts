@@ -31,6 +31,12 @@ export interface CursorBinding {
   readonly mode: string;
   /** The search's folded words (text_query); empty for none. */
   readonly words: readonly string[];
+  /**
+   * The search's filters (status, transparency, participation, categories)
+   * as one canonical text; absent or empty for none, which keeps the digest
+   * of a search without filters what it was before filters existed.
+   */
+  readonly filter?: string;
 }
 
 /** What a valid cursor says. */
@@ -131,6 +137,7 @@ function bindingDigest(binding: CursorBinding): string {
     binding.timezone,
     binding.mode,
     binding.words,
+    ...(binding.filter === undefined || binding.filter === "" ? [] : [binding.filter]),
   ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
 }
@@ -142,7 +149,7 @@ function expired(why: string): CalqError {
 function invalidCursor(): CalqError {
   return new CalqError(
     "INVALID_CURSOR",
-    "the cursor is not valid for this request: send it only with the same calendars, start, end_exclusive, timezone, match_mode and text_query, as the same caller, unchanged; or drop it and search again",
+    "the cursor is not valid for this request: send it only with the same calendars, start, end_exclusive, timezone, match_mode, text_query and filters, as the same caller, unchanged; or drop it and search again",
     "cursor",
   );
 }

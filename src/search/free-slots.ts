@@ -61,7 +61,7 @@ function isoWeekday(local: number): number {
 }
 
 /** The candidate slot starts of the local day beginning at `dayStart`, in instant order. */
-function* candidateStarts(dayStart: number, query: FreeSlotQuery): Generator<number> {
+function* candidateStarts(dayStart: number, query: Pick<FreeSlotQuery, "zone" | "stepMs" | "workingHours">): Generator<number> {
   const { zone, stepMs, workingHours } = query;
   const first = workingHours === undefined ? 0 : Math.ceil((workingHours.startMinute * MINUTE_MS) / stepMs) * stepMs;
   const last = workingHours === undefined ? DAY_MS : workingHours.endMinute * MINUTE_MS;
@@ -178,4 +178,28 @@ export function* findFreeSlotsSteps(blocked: readonly Blocked[], query: FreeSlot
     }
   }
   return { slots, interrupted: false };
+}
+
+/** What fixes the starts of slots: the window, the zone and its step, and the slot's length. */
+export type SlotGrid = Pick<FreeSlotQuery, "start" | "endExclusive" | "zone" | "durationMs" | "stepMs">;
+
+/**
+ * Every start of a slot of the grid that lies in its window, in instant
+ * order, each instant once: the rules above without working hours or
+ * blocked time (a DST gap starts none, a fold one per instant). Meeting
+ * times (meeting-times.ts) look at each of them.
+ */
+export function* slotStarts(grid: SlotGrid): Generator<number> {
+  const { zone, durationMs } = grid;
+  if (grid.endExclusive - grid.start < durationMs) return;
+  const firstDay = floorTo(instantToLocal(zone, grid.start), DAY_MS);
+  const lastDay = floorTo(instantToLocal(zone, grid.endExclusive - 1), DAY_MS);
+  let previous = Number.NEGATIVE_INFINITY;
+  for (let day = firstDay - DAY_MS; day <= lastDay + DAY_MS; day += DAY_MS) {
+    for (const start of candidateStarts(day, grid)) {
+      if (start <= previous || start < grid.start || start + durationMs > grid.endExclusive) continue;
+      previous = start;
+      yield start;
+    }
+  }
 }

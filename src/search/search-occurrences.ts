@@ -21,6 +21,7 @@ import type { SeriesTail, TailRequest } from "../expand/series-tail.js";
 import type { IntervalIndex } from "../index/interval-index.js";
 import { runAtOnce, type Steps } from "../stepwise.js";
 import { type MatchMode, matches, type Window } from "./match.js";
+import { filtersNothing, keeps, type OccurrenceFilter } from "./occurrence-filter.js";
 import { matchesWords } from "./text-query.js";
 
 /** What a search reads: materialised occurrences and the series expanded on demand. */
@@ -72,6 +73,8 @@ export interface PageQuery {
    * several calendars, KeyedCalendar says it per calendar instead.
    */
   readonly withholdClassified?: boolean;
+  /** What else an occurrence must be (occurrence-filter.ts); none: every occurrence. */
+  readonly filter?: OccurrenceFilter;
 }
 
 /** Why a page stopped before it was full: its own work budget, or the caller's deadline. */
@@ -227,7 +230,10 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
       endExclusive: window.endExclusive,
       startingFrom: Math.max(after?.start ?? Number.NEGATIVE_INFINITY, mode === "startWithin" ? window.start : Number.NEGATIVE_INFINITY),
       accepts: (occurrence) =>
-        matches(occurrence, window, mode) && isAfter(occurrence, prefix, after) && wordsMatch(words, occurrence, withholdClassified),
+        matches(occurrence, window, mode) &&
+        isAfter(occurrence, prefix, after) &&
+        wordsMatch(words, occurrence, withholdClassified) &&
+        filterKeeps(query.filter, occurrence, withholdClassified),
       budget: work.budget,
     };
     for (const tail of source.occurrences.tails) {
@@ -381,7 +387,9 @@ class IndexStream implements Stream {
     let looked = 0;
     let found: Occurrence | undefined;
     const accept = (occurrence: Occurrence) =>
-      matches(occurrence, window, mode) && wordsMatch(this.words, occurrence, this.calendar.withholdClassified);
+      matches(occurrence, window, mode) &&
+      wordsMatch(this.words, occurrence, this.calendar.withholdClassified) &&
+      filterKeeps(this.query.filter, occurrence, this.calendar.withholdClassified);
     if (mode === "startWithin") {
       while (this.position < this.stop && looked < UNITS_PER_STEP && found === undefined) {
         const occurrence = index.item(this.position++);
@@ -562,6 +570,20 @@ class EntryHeap {
  */
 function before(a: Entry, b: Entry): boolean {
   if (a.start !== b.start) return a.start < b.start;
+  // Two keys at one start (common across calendars, where meetings start on the hour): each is prefix +
+  // event_id, of an occurrence or of the one a bound follows, and the parts that differ first decide
+  // without a key being made. Prefixes are "calendar_id " and ids hold no space, so one prefix never
+  // begins another; event ids begin with their UID digest, all of one length (as compareOccurrences reads them).
+  const occurrenceA = a.occurrence ?? a.boundAfter?.occurrence;
+  const occurrenceB = b.occurrence ?? b.boundAfter?.occurrence;
+  if (occurrenceA !== undefined && occurrenceB !== undefined) {
+    const prefixA = a.stream.prefix;
+    const prefixB = b.stream.prefix;
+    if (prefixA !== prefixB) return prefixA < prefixB;
+    const keyA = occurrenceA.details.uidKey;
+    const keyB = occurrenceB.details.uidKey;
+    if (keyA !== keyB && keyA.length === keyB.length) return keyA < keyB;
+  }
   const idA = idOf(a);
   const idB = idOf(b);
   if (idA !== idB) return idA < idB;
@@ -573,6 +595,11 @@ function wordsMatch(words: readonly string[], occurrence: Occurrence, withholdCl
   if (words.length === 0) return true;
   if (withholdClassified && occurrence.details.classified === true) return false;
   return matchesWords(words, occurrence.details.searchable);
+}
+
+/** Whether the query's filter keeps an occurrence (one that filters nothing keeps all without a look). */
+function filterKeeps(filter: OccurrenceFilter | undefined, occurrence: Occurrence, withholdClassified: boolean): boolean {
+  return filtersNothing(filter) || keeps(filter!, occurrence, withholdClassified);
 }
 
 /** The first index position strictly after `after` in (start, key) order, keys being `prefix` + event_id. */

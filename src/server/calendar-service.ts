@@ -11,6 +11,8 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
+  AttendeeAvailabilitySchema,
+  Availability,
   type BusyInterval as BusyIntervalMessage,
   BusyIntervalSchema,
   BusyKind,
@@ -22,8 +24,11 @@ import {
   Consistency,
   CursorSnapshot,
   EventChangeSchema,
+  EventStatus,
   FindFreeSlotsRequestSchema,
   FindFreeSlotsResponseSchema,
+  FindMeetingTimesRequestSchema,
+  FindMeetingTimesResponseSchema,
   FreeSlotSchema,
   GetCallerContextResponseSchema,
   ListCalendarsResponseSchema,
@@ -31,7 +36,13 @@ import {
   ListChangesResponseSchema,
   MatchMode,
   MatchModeSchema,
+  MeetingAttendeeSchema,
+  type MeetingTime,
+  MeetingTimeSchema,
+  NoFitReason,
+  OffsetChangeSchema,
   PartialReason,
+  ParticipationFilter,
   QueryFreeBusyRequestSchema,
   QueryFreeBusyResponseSchema,
   ResolvedQuerySchema,
@@ -42,8 +53,10 @@ import {
   SourceFreshnessSchema,
   TentativePolicy,
   TimeSpanSchema,
+  Transparency,
   WatchChangesRequestSchema,
   WatchChangesResponseSchema,
+  WorkingHoursSource,
 } from "../../gen/calq/v1/calendar_service_pb.js";
 import { callerContext } from "../app/caller-context.js";
 import { type CalendarChange, type ChangesDeps, listChanges, shownVersion, type WatchDeps, watchChanges } from "../app/changes.js";
@@ -51,7 +64,10 @@ import type { BusyCut, BusyRead, FreeBusyDeps } from "../app/free-busy.js";
 import { findFreeSlots, queryFreeBusy } from "../app/free-busy.js";
 import { getEvent } from "../app/get-event.js";
 import { type ListCalendarsDeps, listCalendars } from "../app/list-calendars.js";
+import { findMeetingTimes, type HoursSource, type MeetingDeps, type MeetingTimesFound } from "../app/meeting-times.js";
+import { type People, peopleOf } from "../app/people.js";
 import {
+  type FilterArguments,
   type SearchArguments,
   type SearchDeps,
   type SearchResult,
@@ -70,8 +86,11 @@ import type { BusyInterval } from "../search/busy-time.js";
 import type { ChangeTokenCodec } from "../search/change-token.js";
 import type { CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
+import type { Availability as EngineAvailability, MeetingCandidate, NoFit } from "../search/meeting-times.js";
+import type { OccurrenceFilter, ParticipationWanted } from "../search/occurrence-filter.js";
 import { type CalendarStore, type CalendarView, dataAsOf, servedStale } from "../store/calendar-store.js";
-import { formatInZone } from "../time/civil.js";
+import { formatDate, formatInZone, formatLocalDateTime, formatOffset } from "../time/civil.js";
+import { localDayOf, WEEKDAY_NAMES, weekdayName, weeksAround } from "../time/local-day.js";
 import { requestZone } from "../time/request-window.js";
 import { UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { callOfContext } from "./call-context.js";
@@ -94,6 +113,8 @@ export interface CalendarServiceDeps {
   readonly changeTokens: ChangeTokenCodec;
   /** WatchChanges: the places for streams, and the signal that ends them all when the server drains. */
   readonly watches: Pick<WatchDeps, "places" | "draining">;
+  /** People's settings (working hours, zones) for meeting times; none when absent. */
+  readonly people?: People;
 }
 
 /** The modes a request may send, as the contract spells them. */
@@ -115,6 +136,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
     modeNames: MODE_NAMES,
   };
   const freeBusyDeps: FreeBusyDeps = { access, maxWindowMs: deps.maxWindowMs, workBudget: deps.workBudget };
+  const meetingDeps: MeetingDeps = { ...freeBusyDeps, people: deps.people ?? peopleOf([]) };
   const listDeps: ListCalendarsDeps = { store, shards, log };
   const changesDeps: ChangesDeps = { access, tokens: deps.changeTokens };
   const watchDeps: WatchDeps = { access, ...deps.watches };
@@ -162,7 +184,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
 
     async listCalendars(_request, context) {
       const call = await callOf(context);
-      const calendars = listCalendars(listDeps, call).map(({ config, view, primary, shardGroup, shardKey }) =>
+      const calendars = listCalendars(listDeps, call).map(({ config, view, primary, shardGroup, shardKey, busyOnly }) =>
         create(CalendarInfoSchema, {
           id: config.id,
           displayName: config.name,
@@ -173,6 +195,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
           shardGroup,
           shardKey,
           freshness: view === undefined ? undefined : freshnessOf(view),
+          busyOnly,
         }),
       );
       return create(ListCalendarsResponseSchema, { calendars });
@@ -218,6 +241,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
             endTime: timestampFromMs(slot.end),
             startLocal: formatInZone(slot.start, zone),
             endLocal: formatInZone(slot.end, zone),
+            ...localDays(slot.start, slot.end, zone),
           }),
         ),
         timezone: found.window.timezone,
@@ -257,12 +281,38 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
     async getCallerContext(_request, context) {
       const call = await callOf(context);
       const caller = callerContext(call, now());
+      const local = caller.local;
+      const weeks = local === undefined ? undefined : weeksAround(local.today, caller.weekStart);
+      const change = local?.nextOffsetChange;
       return create(GetCallerContextResponseSchema, {
         principalId: caller.principalId,
         timezone: caller.timezone ?? "",
         currentTime: timestampFromMs(caller.now),
         primaryCalendarId: caller.primaryCalendarId ?? "",
+        today: local === undefined ? "" : formatDate(local.today),
+        todayWeekday: local === undefined ? "" : weekdayName(local.today),
+        weekStartWeekday: WEEKDAY_NAMES[caller.weekStart - 1],
+        thisWeekStart: weeks?.thisWeek ?? "",
+        nextWeekStart: weeks?.nextWeek ?? "",
+        weekAfterNextStart: weeks?.weekAfterNext ?? "",
+        nextOffsetChange:
+          change === undefined
+            ? undefined
+            : create(OffsetChangeSchema, {
+                time: timestampFromMs(change.time),
+                offsetBefore: formatOffset(change.before),
+                offsetAfter: formatOffset(change.after),
+                localBefore: formatLocalDateTime(change.time + change.before) + formatOffset(change.before),
+                localAfter: formatLocalDateTime(change.time + change.after) + formatOffset(change.after),
+              }),
       });
+    },
+
+    async findMeetingTimes(sent, context) {
+      const call = await callOf(context);
+      const request = checkBounds(FindMeetingTimesRequestSchema, sent);
+      const found = await findMeetingTimes(meetingDeps, call, { ...request, tentativeBlocks: TENTATIVE_BLOCKS[request.tentative] });
+      return meetingResponse(found);
     },
   };
 }
@@ -276,9 +326,33 @@ function searchArguments(request: {
   limit: number;
   cursor: string;
   textQuery: string;
+  status: EventStatus;
+  transparency: Transparency;
+  myParticipation: ParticipationFilter;
+  categories: string[];
 }): SearchArguments {
   const { start, endExclusive, timezone, limit, cursor, textQuery } = request;
-  return { start, endExclusive, timezone, mode: engineMode(request.matchMode), limit, cursor, textQuery };
+  return { start, endExclusive, timezone, mode: engineMode(request.matchMode), limit, cursor, textQuery, filter: filterArguments(request) };
+}
+
+/** The filters of a search request as domain values; an unset (or unknown) value filters nothing. */
+function filterArguments(request: {
+  status: EventStatus;
+  transparency: Transparency;
+  myParticipation: ParticipationFilter;
+  categories: string[];
+}): FilterArguments {
+  const status =
+    request.status === EventStatus.CONFIRMED ? "confirmed" : request.status === EventStatus.TENTATIVE ? "tentative" : undefined;
+  const transparency =
+    request.transparency === Transparency.OPAQUE ? "opaque" : request.transparency === Transparency.TRANSPARENT ? "transparent" : undefined;
+  const participation = PARTICIPATIONS_ASKED[request.myParticipation];
+  return {
+    ...(status === undefined ? {} : { status }),
+    ...(transparency === undefined ? {} : { transparency }),
+    ...(participation === undefined ? {} : { participation }),
+    categories: request.categories,
+  };
 }
 
 /** The engine's mode for a mode of the contract; undefined for UNSPECIFIED and values the contract does not define. */
@@ -331,8 +405,42 @@ function resolvedQuery(found: SearchResult, matchMode: MatchMode, calendars: { c
     matchMode,
     limit: found.limit,
     textQueryWords: [...found.words],
+    ...filterEcho(found.filter),
   });
 }
+
+/** The filters a search applied, as the contract writes them. */
+function filterEcho(filter: OccurrenceFilter) {
+  return {
+    status:
+      filter.status === undefined ? EventStatus.UNSPECIFIED : filter.status === "tentative" ? EventStatus.TENTATIVE : EventStatus.CONFIRMED,
+    transparency:
+      filter.transparency === undefined
+        ? Transparency.UNSPECIFIED
+        : filter.transparency === "transparent"
+          ? Transparency.TRANSPARENT
+          : Transparency.OPAQUE,
+    myParticipation: filter.participation === undefined ? ParticipationFilter.UNSPECIFIED : PARTICIPATIONS_SENT[filter.participation],
+    categories: [...(filter.categories ?? [])],
+  };
+}
+
+const PARTICIPATIONS_SENT: Record<ParticipationWanted, ParticipationFilter> = {
+  not_declined: ParticipationFilter.NOT_DECLINED,
+  accepted: ParticipationFilter.ACCEPTED,
+  tentative: ParticipationFilter.TENTATIVE,
+  needs_action: ParticipationFilter.NEEDS_ACTION,
+  declined: ParticipationFilter.DECLINED,
+};
+
+/** The participation filter a request names; undefined for none and values the contract does not define. */
+const PARTICIPATIONS_ASKED: Record<number, ParticipationWanted | undefined> = {
+  [ParticipationFilter.NOT_DECLINED]: "not_declined",
+  [ParticipationFilter.ACCEPTED]: "accepted",
+  [ParticipationFilter.TENTATIVE]: "tentative",
+  [ParticipationFilter.NEEDS_ACTION]: "needs_action",
+  [ParticipationFilter.DECLINED]: "declined",
+};
 
 const PARTIAL_REASONS: Record<BusyCut, PartialReason> = {
   budget: PartialReason.BUDGET,
@@ -405,5 +513,76 @@ function intervalMessage(interval: BusyInterval, zone: ZoneRules): BusyIntervalM
     kind: KINDS[interval.kind],
     startLocal: formatInZone(interval.start, zone),
     endLocal: formatInZone(interval.end, zone),
+    ...localDays(interval.start, interval.end, zone),
+  });
+}
+
+/** The local dates and weekdays of an interval's ends, as every interval of the contract carries them beside its local times. */
+function localDays(start: number, end: number, zone: ZoneRules) {
+  const first = localDayOf(start, zone);
+  const last = localDayOf(end, zone);
+  return { startLocalDate: first.date, startLocalWeekday: first.weekday, endLocalDate: last.date, endLocalWeekday: last.weekday };
+}
+
+const AVAILABILITIES: Record<EngineAvailability, Availability> = {
+  free: Availability.FREE,
+  busy: Availability.BUSY,
+  tentative: Availability.TENTATIVE,
+  outside: Availability.OUTSIDE_WORKING_HOURS,
+};
+
+const NO_FIT_REASONS: Record<NoFit, NoFitReason> = {
+  window_shorter_than_duration: NoFitReason.WINDOW_SHORTER_THAN_DURATION,
+  no_start_in_window: NoFitReason.NO_START_IN_WINDOW,
+  outside_working_hours: NoFitReason.OUTSIDE_WORKING_HOURS,
+  no_common_free_time: NoFitReason.NO_COMMON_FREE_TIME,
+  too_few_optional: NoFitReason.TOO_FEW_OPTIONAL,
+};
+
+const HOURS_SOURCES: Record<HoursSource, WorkingHoursSource> = {
+  feed: WorkingHoursSource.FEED,
+  settings: WorkingHoursSource.SETTINGS,
+  request: WorkingHoursSource.REQUEST,
+  none: WorkingHoursSource.NONE,
+};
+
+/** FindMeetingTimes' answer as the contract's message. */
+function meetingResponse(found: MeetingTimesFound) {
+  const zone = found.window.zone;
+  const time = (candidate: MeetingCandidate): MeetingTime =>
+    create(MeetingTimeSchema, {
+      startTime: timestampFromMs(candidate.start),
+      endTime: timestampFromMs(candidate.end),
+      startLocal: formatInZone(candidate.start, zone),
+      endLocal: formatInZone(candidate.end, zone),
+      ...localDays(candidate.start, candidate.end, zone),
+      optionalFree: candidate.optionalAvailable,
+      unavailableRequired: candidate.unavailableRequired.map((i) => found.attendees[i].view.config.id),
+      attendees: candidate.availability.map((availability, i) =>
+        create(AttendeeAvailabilitySchema, {
+          calendarId: found.attendees[i].view.config.id,
+          availability: AVAILABILITIES[availability],
+          startLocal: formatInZone(candidate.start, found.attendees[i].zone),
+        }),
+      ),
+    });
+  return create(FindMeetingTimesResponseSchema, {
+    candidates: found.fits.map(time),
+    fitCount: found.fitCount,
+    timezone: found.window.timezone,
+    attendees: found.attendees.map((attendee) =>
+      create(MeetingAttendeeSchema, {
+        calendarId: attendee.view.config.id,
+        required: attendee.required,
+        timezone: attendee.zone.name,
+        workingHoursSource: HOURS_SOURCES[attendee.source],
+        stale: servedStale(attendee.view, attendee.snapshot),
+      }),
+    ),
+    noFitReason: found.noFit === undefined ? NoFitReason.UNSPECIFIED : NO_FIT_REASONS[found.noFit],
+    firstFitAfterWindow: found.firstFitAfter === undefined ? undefined : time(found.firstFitAfter),
+    fewestMissing: found.fewestMissing === undefined ? undefined : time(found.fewestMissing),
+    complete: found.completeUntil === undefined,
+    ...cutFields(found),
   });
 }

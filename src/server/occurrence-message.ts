@@ -15,6 +15,7 @@ import {
 import { eventIdOf, type Occurrence, recurrenceIdOf } from "../expand/occurrence.js";
 import { type Window, windowRelation } from "../search/match.js";
 import { formatDate, formatInZone } from "../time/civil.js";
+import { localDayOf, shiftedDay, weekdayOfDate } from "../time/local-day.js";
 import { instantToLocal, type ZoneRules } from "../time/zone-rules.js";
 
 const RELATIONS = {
@@ -45,6 +46,11 @@ export function withheld(occurrence: Occurrence, context: Pick<RenderContext, "w
 export function occurrenceMessage(occurrence: Occurrence, context: RenderContext): EventOccurrence {
   const { details, start, end } = occurrence;
   const hidden = withheld(occurrence, context);
+  const first = localDayOf(start, context.requestZone);
+  const last = localDayOf(end, context.requestZone);
+  const startDate = details.allDay ? formatDate(instantToLocal(context.calendarZone, start)) : "";
+  const endDateExclusive = details.allDay ? formatDate(instantToLocal(context.calendarZone, end)) : "";
+  const lastDay = details.allDay ? shiftedDay(endDateExclusive, -1) : undefined;
   return create(EventOccurrenceSchema, {
     eventId: eventIdOf(occurrence),
     uid: hidden ? "" : details.uid,
@@ -57,13 +63,20 @@ export function occurrenceMessage(occurrence: Occurrence, context: RenderContext
     startLocal: formatInZone(start, context.requestZone),
     endLocal: formatInZone(end, context.requestZone),
     allDay: details.allDay,
-    startDate: details.allDay ? formatDate(instantToLocal(context.calendarZone, start)) : "",
-    endDateExclusive: details.allDay ? formatDate(instantToLocal(context.calendarZone, end)) : "",
+    startDate,
+    endDateExclusive,
     eventTimezone: details.eventTimezone,
     status: STATUSES[details.status],
     transparency: details.transparent ? Transparency.TRANSPARENT : Transparency.OPAQUE,
     windowRelation: context.window === undefined ? WindowRelation.UNSPECIFIED : RELATIONS[windowRelation(occurrence, context.window)],
     lastModified: details.lastModified === undefined ? undefined : timestampFromMs(details.lastModified),
     detailsWithheld: hidden,
+    startLocalDate: first.date,
+    startLocalWeekday: first.weekday,
+    endLocalDate: last.date,
+    endLocalWeekday: last.weekday,
+    lastDate: lastDay?.date ?? "",
+    startDateWeekday: details.allDay ? weekdayOfDate(startDate) : "",
+    lastDateWeekday: lastDay?.weekday ?? "",
   });
 }

@@ -8,6 +8,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import { WatchPlaces } from "../app/changes.js";
+import { peopleOf } from "../app/people.js";
 import { Turns } from "../app/turns.js";
 import { Authenticator } from "../auth/authenticator.js";
 import { JwtVerifier } from "../auth/jwt.js";
@@ -131,6 +132,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     workBudget: config.search.workBudget,
     changeTokens: new ChangeTokenCodec(cursorKeys),
     watches: { places: new WatchPlaces(), draining: draining.signal },
+    people: peopleOf(config.principals),
     log,
     now,
   });

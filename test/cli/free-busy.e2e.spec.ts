@@ -90,6 +90,10 @@ describe("calq busy", () => {
         kind: "BUSY_KIND_BUSY",
         startLocal: "2026-11-02T09:30:00-05:00",
         endLocal: "2026-11-02T10:00:00-05:00",
+        startLocalDate: "2026-11-02",
+        startLocalWeekday: "Monday",
+        endLocalDate: "2026-11-02",
+        endLocalWeekday: "Monday",
       },
     ]);
   });
@@ -165,6 +169,10 @@ describe("calq slots", () => {
           endTime: "2026-11-02T16:30:00Z",
           startLocal: "2026-11-02T11:00:00-05:00",
           endLocal: "2026-11-02T11:30:00-05:00",
+          startLocalDate: "2026-11-02",
+          startLocalWeekday: "Monday",
+          endLocalDate: "2026-11-02",
+          endLocalWeekday: "Monday",
         },
       ],
       timezone: "America/New_York",

@@ -113,7 +113,7 @@ describe("calq serve", () => {
     const result = runCalq(["serv", "--data", "data"]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('calq: unknown command "serv"');
-    expect(result.stderr).toContain("usage: calq serve|search|busy|slots|check");
+    expect(result.stderr).toContain("usage: calq serve|search|busy|slots|meet|check");
     expect(result.stderr).not.toContain("--data DIR");
   });
 });

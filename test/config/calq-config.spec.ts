@@ -72,6 +72,56 @@ describe("calq.yaml", () => {
     expect(refusal(document)).toContain('calendar work names unknown reader "mallory"');
   });
 
+  it("reads free/busy readers beside readers, and refuses an unknown one or one who is both", () => {
+    const config = parseConfig(
+      {
+        ...base(),
+        calendars: [{ ...base().calendars[0], free_busy_readers: ["binh"] }],
+        principals: [...base().principals, { id: "binh" }],
+      },
+      "/srv/calq",
+      "calq.yaml",
+      {},
+    );
+    expect(config.calendars[0].freeBusyReaders).toEqual(["binh"]);
+    expect(refusal({ ...base(), calendars: [{ ...base().calendars[0], free_busy_readers: ["nobody"] }] })).toContain(
+      'calendar work names unknown free/busy reader "nobody"',
+    );
+    expect(refusal({ ...base(), calendars: [{ ...base().calendars[0], free_busy_readers: ["an"] }] })).toContain(
+      'lists "an" both as reader and as free/busy reader',
+    );
+  });
+
+  it("reads a principal's working hours, week start and addresses, as the registry's people hold them", () => {
+    const person = {
+      ...base().principals[0],
+      working_hours: { days: ["MO", "WE"], start: "08:30", end_exclusive: "24:00" },
+      week_start: "SU",
+      emails: ["An@Example.com"],
+    };
+    const [principal] = parseConfig({ ...base(), principals: [person] }, "/srv/calq", "calq.yaml", {}).principals;
+    expect(principal).toMatchObject({
+      workingHours: { days: [1, 3], startMinute: 510, endMinute: 1440 },
+      weekStart: 7,
+      emails: ["an@example.com"],
+    });
+    const weekdays = parseConfig(
+      { ...base(), principals: [{ ...person, working_hours: { start: "09:00", end_exclusive: "17:00" } }] },
+      "/srv/calq",
+      "calq.yaml",
+      {},
+    );
+    expect(weekdays.principals[0].workingHours?.days).toEqual([1, 2, 3, 4, 5]);
+    expect(refusal({ ...base(), principals: [{ ...person, working_hours: { start: "17:00", end_exclusive: "09:00" } }] })).toContain(
+      "working_hours: end_exclusive must come after start",
+    );
+    expect(refusal({ ...base(), principals: [{ ...person, working_hours: { start: "9am", end_exclusive: "17:00" } }] })).toContain(
+      'working_hours.start: expected a local time "HH:MM"',
+    );
+    expect(refusal({ ...base(), principals: [{ ...person, week_start: "Monday" }] })).toContain("principals[0].week_start");
+    expect(refusal({ ...base(), principals: [{ ...person, emails: ["an"] }] })).toContain('emails[0]: "an" is not an e-mail address');
+  });
+
   it("refuses a primary calendar that does not exist", () => {
     const document = base();
     document.principals[0].primary = "home";

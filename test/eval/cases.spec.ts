@@ -58,6 +58,38 @@ describe("evaluation cases", () => {
     expect(byWords.some(({ argumentSets: [args] }) => /\p{M}/u.test(String(args.text_query).normalize("NFD")))).toBe(true);
   });
 
+  it("add at least 30 cases for meeting times, filters and local days, in both languages, each asked for in both", () => {
+    const added = [...CASE_GROUPS.meetingTimes, ...CASE_GROUPS.searchFilters, ...CASE_GROUPS.localDays];
+    expect(added.length).toBeGreaterThanOrEqual(30);
+    expect(added.filter((testCase) => testCase.language === "vi").length).toBe(added.length / 2);
+    const tagged = (tag: string) => added.filter((testCase) => testCase.tags.includes(tag));
+    // Optional attendees, a colleague seen busy-only, 'hide declined', a weekday of a date, next week across a DST change, nothing fitting.
+    for (const tag of ["optional", "busy-only", "declined", "weekday", "dst-week", "no-fit"]) {
+      expect(languagesOf(tagged(tag)), tag).toEqual(new Set(["en", "vi"]));
+    }
+    expect(languagesOf(expecting("find_meeting_times").map(({ testCase }) => testCase))).toEqual(new Set(["en", "vi"]));
+    // The user says how tentative events count, in the request or in an earlier turn of the conversation.
+    for (const { testCase } of expecting("find_meeting_times")) {
+      const said = [...(testCase.history ?? []).flatMap((message) => (message.role === "user" ? [message.content] : [])), testCase.request];
+      expect(said.join("\n"), testCase.id).toMatch(TENTATIVE_WORDS);
+    }
+    const busyOnly = tagged("busy-only").filter((testCase) => testCase.expected.kind === "call");
+    for (const testCase of busyOnly) {
+      expect(
+        testCase.context.calendars.some((calendar) => calendar.busyOnly === true),
+        testCase.id,
+      ).toBe(true);
+    }
+  });
+
+  it("expect the first fit's window to move, with the same attendees, when the user moves it after nothing fit", () => {
+    for (const testCase of CASES.filter((candidate) => candidate.tags.includes("no-fit"))) {
+      const last = (testCase.history ?? []).filter((message) => message.role === "tool").at(-1);
+      expect(last?.role === "tool" && last.content.startsWith("Attendees: "), testCase.id).toBe(true);
+      expect(last?.role === "tool" ? last.content : "", testCase.id).toContain("Nothing fits: outside_working_hours.");
+    }
+  });
+
   it("ask about free time across both fall-backs, New York on 2026-11-01 and London on 2026-10-25, a repeated local time among them", () => {
     for (const [zone, day] of [
       ["America/New_York", "2026-11-01"],
@@ -89,7 +121,11 @@ describe("evaluation cases", () => {
     for (const { testCase, argumentSets: sets } of calls) {
       const ids = new Set(["primary", ...testCase.context.calendars.map((calendar) => calendar.id)]);
       for (const args of sets) {
-        const named = Array.isArray(args.calendar_ids) ? args.calendar_ids : [args.calendar_id];
+        const named = Array.isArray(args.required_calendar_ids)
+          ? [...args.required_calendar_ids, ...((args.optional_calendar_ids as unknown[] | null) ?? [])]
+          : Array.isArray(args.calendar_ids)
+            ? args.calendar_ids
+            : [args.calendar_id];
         for (const id of named) expect(ids.has(String(id)), `${testCase.id}: ${id}`).toBe(true);
       }
     }

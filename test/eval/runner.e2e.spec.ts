@@ -121,12 +121,14 @@ describe("the evaluation runner against an OpenAI-compatible endpoint", () => {
       "query_free_busy",
       "find_free_slots",
       "list_changes",
+      "find_meeting_times",
     ]);
     expect(first.tools.every((tool) => tool.type === "function" && tool.function.strict)).toBe(true);
     expect(first.tools[0].function.description).toContain("half-open");
     const contextAnswer = received[1].body.messages.at(-1)!;
     expect(contextAnswer.role).toBe("tool");
     expect(contextAnswer.content).toContain("Recorded time zone: Asia/Ho_Chi_Minh (local time now Sat 2026-09-26 08:00 +07:00).");
+    expect(contextAnswer.content).toContain("Today: Saturday 2026-09-26. Weeks start on Monday: this week is 2026-09-21 to 2026-09-28");
     expect(received[3].body.messages.at(-1)!.content).toContain("Recorded time zone: none recorded.");
     const bare = received[6].body;
     expect(bare.tools[0].function.description).toBe("");

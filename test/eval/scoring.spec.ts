@@ -42,6 +42,10 @@ const friday: SearchArguments = {
   limit: null,
   cursor: null,
   text_query: null,
+  status: null,
+  transparency: null,
+  my_participation: null,
+  categories: null,
 };
 
 const sameSearch = (expected: SearchArguments, actual: Record<string, unknown>, primary: string) =>
@@ -160,6 +164,10 @@ describe("exact arguments of the other tools", () => {
       limit: null,
       cursor: null,
       text_query: "khám răng",
+      status: null,
+      transparency: null,
+      my_participation: null,
+      categories: null,
     } as const;
     const dentist = caseExpecting({
       kind: "call",

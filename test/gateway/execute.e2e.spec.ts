@@ -87,6 +87,10 @@ describe("what the gateway passes on from a failed call", () => {
         limit: null,
         cursor: null,
         text_query: null,
+        status: null,
+        transparency: null,
+        my_participation: null,
+        categories: null,
       };
       const result = await executor.call(executor.tool("search_calendar_events")!, args, "an-token");
       expect(result.isError).toBe(true);

@@ -54,6 +54,7 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
       "query_free_busy",
       "find_free_slots",
       "list_changes",
+      "find_meeting_times",
     ]);
     const events = eventsOf(await callTool(client, "search_calendar_events", FRIDAY_MORNING));
     expect(events[0]).toMatchObject({ summary: "Design review", window_relation: "crosses_start" });
@@ -76,8 +77,10 @@ describe("calq mcp --http (Streamable HTTP), with a real MCP client", () => {
     // Interleaved with Binh's calls on the same gateway, An still sees An's calendars.
     const anCalendars = await callTool(an, "list_calendars", {});
     expect((anCalendars.structured as { calendars: { id: string }[] }).calendars.map((calendar) => calendar.id)).toEqual([
+      "binh-private",
       "never-loaded",
       "new-york",
+      "team",
       "work",
     ]);
   });

@@ -29,9 +29,27 @@ const CALENDARS = Array.from({ length: 50 }, (_, i) => `c${String(i).padStart(2,
 const WINDOW = { start: "2026-10-02", end_exclusive: "2026-10-03", timezone: HCM };
 
 /** Arguments every tool with a bounded property is answered with; each case changes one property. */
+/** The search tools' filters, none given. */
+const NO_FILTERS = { status: null, transparency: null, my_participation: null, categories: null };
 const VALID: Partial<Record<ToolName, Record<string, unknown>>> = {
-  search_calendar_events: { calendar_id: "c00", ...WINDOW, match_mode: "overlap", limit: null, cursor: null, text_query: null },
-  search_across_calendars: { calendar_ids: ["c00"], ...WINDOW, match_mode: "overlap", limit: null, cursor: null, text_query: null },
+  search_calendar_events: {
+    calendar_id: "c00",
+    ...WINDOW,
+    match_mode: "overlap",
+    limit: null,
+    cursor: null,
+    text_query: null,
+    ...NO_FILTERS,
+  },
+  search_across_calendars: {
+    calendar_ids: ["c00"],
+    ...WINDOW,
+    match_mode: "overlap",
+    limit: null,
+    cursor: null,
+    text_query: null,
+    ...NO_FILTERS,
+  },
   query_free_busy: { calendar_ids: ["c00"], ...WINDOW },
   find_free_slots: {
     calendar_ids: ["c00"],
@@ -46,6 +64,22 @@ const VALID: Partial<Record<ToolName, Record<string, unknown>>> = {
     limit: null,
   },
   list_changes: { calendar_ids: ["c00"], change_token: null, page_size: null, page_token: null, timezone: null },
+  find_meeting_times: {
+    // The last calendar, so that a longest list of optional attendees (the first 49) never names it twice.
+    required_calendar_ids: ["c49"],
+    optional_calendar_ids: null,
+    ...WINDOW,
+    duration_minutes: 30,
+    step_minutes: null,
+    buffer_before_minutes: null,
+    buffer_after_minutes: null,
+    tentative: "busy",
+    min_optional_percent: null,
+    working_hours_start: "09:00",
+    working_hours_end: "17:00",
+    working_days: null,
+    limit: null,
+  },
 };
 
 /** One value of one property: at an edge the schema allows, or just past it. */

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadContractRegistry, proseOf, registryFromBytes } from "../../src/gateway/descriptors.js";
-import { buildToolCatalog, SERVICE_NAME } from "../../src/gateway/tool-schemas.js";
+import { ANY_CALL_LEAD, buildToolCatalog, REFUSALS_LEAD, SERVICE_NAME } from "../../src/gateway/tool-schemas.js";
 
 const catalog = buildToolCatalog();
 const tool = (name: string) => catalog.tools.find((candidate) => candidate.name === name)!;
@@ -46,16 +46,19 @@ function everyGatewayCode(): string[] {
   return ["invalid_arguments", "service_unavailable", "service_overloaded"];
 }
 
-/**
- * The codes a tool's description guides: its method's own, one per line (or
- * several on a line that points to the tool that explained them first),
- * then those any call can get, on one line.
- */
+/** The codes a tool's description lists: its method's own, then those any call can get, each list on its own line. */
 function errorCodesIn(description: string): string[] {
-  const start = description.indexOf("Refusals (isError");
-  const own = start < 0 ? [] : [...description.slice(start).matchAll(/^- ([a-z_, ]+): /gm)].flatMap((match) => match[1].split(", "));
-  const anyCall = /^Any call may also fail with: (.*)$/m.exec(description)?.[1] ?? "";
-  return [...own, ...[...anyCall.matchAll(/(?:^|; )([a-z_]+) \(/g)].map((match) => match[1])];
+  const listed = (lead: string) => {
+    const line = description.split("\n").find((candidate) => candidate.startsWith(lead));
+    return line === undefined
+      ? []
+      : line
+          .slice(lead.length)
+          .replace(/\.$/, "")
+          .split(", ")
+          .map((code) => code.trim());
+  };
+  return [...listed(REFUSALS_LEAD), ...listed(ANY_CALL_LEAD)];
 }
 
 describe("tools generated from the proto descriptors", () => {
@@ -69,6 +72,7 @@ describe("tools generated from the proto descriptors", () => {
       ["query_free_busy", "QueryFreeBusy"],
       ["find_free_slots", "FindFreeSlots"],
       ["list_changes", "ListChanges"],
+      ["find_meeting_times", "FindMeetingTimes"],
     ]);
   });
 
@@ -100,6 +104,10 @@ describe("tools generated from the proto descriptors", () => {
       "limit",
       "cursor",
       "text_query",
+      "status",
+      "transparency",
+      "my_participation",
+      "categories",
     ]);
     expect(schema.required).toEqual(Object.keys(schema.properties));
     expect(schema.additionalProperties).toBe(false);
@@ -132,16 +140,16 @@ describe("tools generated from the proto descriptors", () => {
 
   it("says in the search tool what docs/gateway.md promises: read-only, half-open, empty results, paging, every error code", () => {
     const text = search.description;
-    expect(text).toContain("Read-only: no method changes a calendar.");
+    expect(text).toContain("Read-only: changes nothing.");
     expect(text).toContain("half-open");
     const output = search.outputSchema as { properties: Record<string, { description: string }> };
     expect(output.properties.events.description).toContain("does not mean the calendar is empty");
     expect(output.properties.next_cursor.description).toContain("pass it back unchanged");
     for (const code of SEARCH_REASON_CODES.filter((code) => code !== "invalid_match_mode" && code !== "invalid_limit")) {
-      expect(text).toContain(`- ${code}: `);
+      expect(errorCodesIn(text)).toContain(code);
     }
     expect(text).not.toMatch(/\bINVALID_INTERVAL\b/);
-    expect(text).toContain("service_overloaded (retry shortly)");
+    expect(errorCodesIn(text)).toContain("service_overloaded");
   });
 
   it("leaves out the reasons its strict schema makes impossible (match_mode is a closed enum, limit is bounded)", () => {
@@ -167,6 +175,8 @@ describe("tools generated from the proto descriptors", () => {
       ...SEARCH_REASON_CODES.filter((code) => !guarded.has(code)),
       "invalid_text_query",
       "work_budget_exhausted",
+      "caller_addresses_unknown",
+      "invalid_filter",
       "unauthenticated",
       "internal",
       ...everyGatewayCode(),
@@ -191,7 +201,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(30);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(33);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",
@@ -218,12 +228,12 @@ describe("tools generated from the proto descriptors", () => {
     const edited = catalogOfEditedProto((text) =>
       text
         .replace("// Lists the calendars the caller may read.\n", "// Lists every calendar this caller can search.\n")
-        .replace("Use the caller's\n  // recorded zone", "Prefer the caller's\n  // recorded zone"),
+        .replace("the local times: the caller's recorded one", "the local times: the user's recorded one"),
     );
     const list = edited.tools.find((candidate) => candidate.name === "list_calendars")!;
     expect(list.description.startsWith("Lists every calendar this caller can search.\n")).toBe(true);
     const timezone = (edited.tools[0].inputSchema as { properties: Record<string, { description: string }> }).properties.timezone;
-    expect(timezone.description).toContain("Prefer the caller's recorded zone (get_user_context)");
+    expect(timezone.description).toContain("the user's recorded one (get_user_context)");
     expect(edited.tools[0].description).toBe(search.description);
   });
 

@@ -65,12 +65,15 @@ describe("server reflection", () => {
     const service = root.lookupService("calq.v1.CalendarService");
     expect(Object.keys(service.methods).sort()).toEqual([
       "FindFreeSlots",
+      "FindMeetingTimes",
       "GetCallerContext",
       "GetEvent",
       "ListCalendars",
+      "ListChanges",
       "QueryFreeBusy",
       "SearchEvents",
       "SearchEventsAcrossCalendars",
+      "WatchChanges",
     ]);
     const method = service.methods.SearchEvents;
     const requestType = root.lookupType(method.requestType);

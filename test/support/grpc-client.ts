@@ -16,6 +16,8 @@ import {
 import {
   FindFreeSlotsRequestSchema,
   FindFreeSlotsResponseSchema,
+  FindMeetingTimesRequestSchema,
+  FindMeetingTimesResponseSchema,
   GetCallerContextRequestSchema,
   GetCallerContextResponseSchema,
   GetEventRequestSchema,
@@ -89,6 +91,10 @@ export class CalqGrpcClient {
 
   findFreeSlots(request: MessageInitShape<typeof FindFreeSlotsRequestSchema>, token: string | null = this.token ?? null) {
     return this.call(`${SERVICE}/FindFreeSlots`, FindFreeSlotsRequestSchema, FindFreeSlotsResponseSchema, request, token);
+  }
+
+  findMeetingTimes(request: MessageInitShape<typeof FindMeetingTimesRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${SERVICE}/FindMeetingTimes`, FindMeetingTimesRequestSchema, FindMeetingTimesResponseSchema, request, token);
   }
 
   queryFreeBusy(request: MessageInitShape<typeof QueryFreeBusyRequestSchema>, token: string | null = this.token ?? null) {

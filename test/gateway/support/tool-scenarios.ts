@@ -7,6 +7,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, expect, it } from "vitest";
+import { ALL_TOOLS_BUDGET, PER_TOOL_BUDGET, SEARCH_TOOL, SEARCH_TOOL_BUDGET, toolCost } from "../../../bench/tool-cost.js";
 import { buildToolCatalog } from "../../../src/gateway/tool-schemas.js";
 import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, HCM, type SeedService } from "./seed-service.js";
 import { callTool, errorCode, eventsOf } from "./tool-results.js";
@@ -41,6 +42,25 @@ export const SEARCH_REFUSALS: readonly [code: string, change: Record<string, unk
   ["calendar_not_accessible", { calendar_id: "binh-private" }, ""],
   ["provider_unavailable", { calendar_id: "never-loaded" }, ""],
 ];
+
+/** find_meeting_times arguments: An and Binh (busy-only to An) on Friday 09:00-17:00, an hour at a time, tentative taken. */
+const MEETING = {
+  required_calendar_ids: ["primary", "binh-private"],
+  optional_calendar_ids: null,
+  start: "2026-10-02T09:00",
+  end_exclusive: "2026-10-02T17:00",
+  timezone: HCM,
+  duration_minutes: 60,
+  step_minutes: 60,
+  buffer_before_minutes: null,
+  buffer_after_minutes: null,
+  tentative: "busy",
+  min_optional_percent: null,
+  working_hours_start: null,
+  working_hours_end: null,
+  working_days: null,
+  limit: null,
+};
 
 /** Registers the shared scenarios in the enclosing describe block. */
 export function toolScenarios(gateway: GatewayUnderTest): void {
@@ -251,8 +271,17 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
       timezone: "Asia/Ho_Chi_Minh",
       current_time: "2026-09-30T01:00:00Z",
       primary_calendar_id: "work",
+      today: "2026-09-30",
+      today_weekday: "Wednesday",
+      week_start_weekday: "Monday",
+      this_week_start: "2026-09-28",
+      next_week_start: "2026-10-05",
+      week_after_next_start: "2026-10-12",
     });
     expect(result.text).toContain("Recorded time zone: Asia/Ho_Chi_Minh (local time now Wed 2026-09-30 08:00 +07:00).");
+    expect(result.text).toContain(
+      "Today: Wednesday 2026-09-30. Weeks start on Monday: this week is 2026-09-28 to 2026-10-05 (end excluded), next week 2026-10-05 to 2026-10-12.",
+    );
   });
 
   it("says 'none recorded' and to ask the user when the caller has no zone", async () => {
@@ -261,6 +290,126 @@ export function toolScenarios(gateway: GatewayUnderTest): void {
     expect((result.structured as { timezone: string }).timezone).toBe("");
     expect(result.text).toContain("Recorded time zone: none recorded.");
     expect(result.text).toContain("ask the user for their zone; never invent a place");
+  });
+
+  it("lists every tool within the token budgets, counted on the JSON tools/list sends", async () => {
+    const { tools } = await an.listTools();
+    expect(tools.map((tool) => tool.name)).toContain("find_meeting_times");
+    const costs = tools.map((tool) => toolCost({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+    for (const cost of costs) expect(cost.total, cost.tool).toBeLessThanOrEqual(PER_TOOL_BUDGET);
+    expect(costs.find((cost) => cost.tool === SEARCH_TOOL)!.total).toBeLessThanOrEqual(SEARCH_TOOL_BUDGET);
+    expect(costs.reduce((sum, cost) => sum + cost.total, 0)).toBeLessThanOrEqual(ALL_TOOLS_BUDGET);
+  });
+
+  it("answers find_meeting_times with Binh seen busy-only: ranked by optional attendees free, each standing in its own zone", async () => {
+    const result = await callTool(an, "find_meeting_times", { ...MEETING, optional_calendar_ids: ["new-york"] });
+    const structured = result.structured as {
+      candidates: {
+        start_local: string;
+        start_local_weekday: string;
+        attendees: { calendar_id: string; availability: string; start_local: string }[];
+      }[];
+      fit_count: number;
+      attendees: { calendar_id: string; working_hours_source: string; timezone: string }[];
+    };
+    // An is busy until 09:30 and 11:30-13:00, Binh at 10:00; New York's nightly batch runs 13:30-14:00 here.
+    expect(structured.candidates.map((time) => time.start_local)).toEqual([
+      "2026-10-02T14:00:00+07:00",
+      "2026-10-02T15:00:00+07:00",
+      "2026-10-02T16:00:00+07:00",
+      "2026-10-02T13:00:00+07:00",
+    ]);
+    expect(structured.fit_count).toBe(4);
+    expect(structured.candidates[0].start_local_weekday).toBe("Friday");
+    expect(structured.attendees.map((attendee) => [attendee.calendar_id, attendee.working_hours_source, attendee.timezone])).toEqual([
+      ["work", "settings", HCM],
+      ["binh-private", "settings", HCM],
+      ["new-york", "none", "America/New_York"],
+    ]);
+    expect(structured.candidates[3].attendees[2]).toEqual({
+      calendar_id: "new-york",
+      availability: "busy",
+      start_local: "2026-10-02T02:00:00-04:00",
+    });
+    expect(result.text).toContain("Meeting times in Asia/Ho_Chi_Minh, best first (4 fit in all; each end excluded):");
+    expect(result.text).toContain("- Fri 2026-10-02 13:00-14:00 +07:00; optional free 0 of 1 (new-york busy at 02:00)");
+    // Busy-only: the times, never the doctor's appointment.
+    expect(result.text).not.toContain("Doctor");
+  });
+
+  it("says why no meeting time fits, with the first fit after the window and the time missing the fewest", async () => {
+    const result = await callTool(an, "find_meeting_times", { ...MEETING, end_exclusive: "2026-10-02T12:00" });
+    const structured = result.structured as {
+      no_fit_reason: string;
+      first_fit_after_window?: { start_local: string };
+      fewest_missing?: { start_local: string; unavailable_required: string[] };
+    };
+    expect(structured.no_fit_reason).toBe("no_common_free_time");
+    expect(structured.first_fit_after_window?.start_local).toBe("2026-10-02T13:00:00+07:00");
+    expect(structured.fewest_missing).toMatchObject({ start_local: "2026-10-02T09:00:00+07:00", unavailable_required: ["work"] });
+    expect(result.text).toContain("Nothing fits: no_common_free_time. Every required attendee is within working hours at some candidate");
+    expect(result.text).toContain("First fit after the window: Fri 2026-10-02 13:00-14:00 +07:00");
+    expect(result.text).toContain(
+      "Closest in the window: Fri 2026-10-02 09:00-10:00 +07:00 (work busy at 09:00); required but not free: work",
+    );
+    const refused = await callTool(an, "find_meeting_times", {
+      ...MEETING,
+      required_calendar_ids: ["work"],
+      optional_calendar_ids: ["primary"],
+    });
+    expect(errorCode(refused)).toBe("invalid_calendar_ids");
+  });
+
+  it("shows a busy-only calendar in list_calendars and its busy time in query_free_busy, but refuses its events", async () => {
+    const listed = (await callTool(an, "list_calendars", {})).structured as { calendars: { id: string; busy_only: boolean }[] };
+    expect(listed.calendars.find((calendar) => calendar.id === "binh-private")?.busy_only).toBe(true);
+    expect(listed.calendars.find((calendar) => calendar.id === "work")?.busy_only).toBe(false);
+    const busy = await callTool(an, "query_free_busy", {
+      calendar_ids: ["binh-private"],
+      start: "2026-10-02",
+      end_exclusive: "2026-10-03",
+      timezone: HCM,
+    });
+    expect(busy.text).toContain("- 2026-10-02T10:00:00+07:00 to 2026-10-02T11:00:00+07:00 (end excluded)");
+    const forbidden = await callTool(an, "get_event", { calendar_id: "binh-private", event_id: "x", timezone: null });
+    const unknown = await callTool(an, "get_event", { calendar_id: "no-such-calendar", event_id: "x", timezone: null });
+    expect(errorCode(forbidden)).toBe("calendar_not_accessible");
+    expect(forbidden.text).toBe(unknown.text);
+  });
+
+  it("hides what the caller declined, finds what they accepted, and filters by category", async () => {
+    const team = { ...FRIDAY_MORNING, calendar_id: "team", start: "2026-10-02", end_exclusive: "2026-10-03" };
+    const summaries = async (filters: Record<string, unknown>) =>
+      eventsOf(await callTool(an, "search_calendar_events", { ...team, ...filters })).map((event) => event.summary);
+    expect(await summaries({})).toEqual(["Vendor pitch", "Sprint planning"]);
+    expect(await summaries({ my_participation: "not_declined" })).toEqual(["Sprint planning"]);
+    expect(await summaries({ my_participation: "accepted" })).toEqual(["Sprint planning"]);
+    expect(await summaries({ my_participation: "declined" })).toEqual(["Vendor pitch"]);
+    expect(await summaries({ categories: ["planning"] })).toEqual(["Sprint planning"]);
+    const { calendar_id: _one, ...window } = team;
+    const across = await callTool(an, "search_across_calendars", {
+      ...window,
+      calendar_ids: ["team", "primary"],
+      my_participation: "not_declined",
+    });
+    expect(eventsOf(across).map((event) => event.summary)).not.toContain("Vendor pitch");
+    const binh = await gateway.connect(BINH_TOKEN);
+    const unknown = await callTool(binh, "search_calendar_events", { ...FRIDAY_MORNING, my_participation: "accepted" });
+    expect(errorCode(unknown)).toBe("caller_addresses_unknown");
+  });
+
+  it("gives each result its local weekday, and an all-day event its last day, included", async () => {
+    const result = await callTool(an, "search_calendar_events", { ...FRIDAY_MORNING, start: "2026-09-01", end_exclusive: "2026-09-02" });
+    const [holiday] = (result.structured as { events: Record<string, unknown>[] }).events;
+    expect(holiday).toMatchObject({
+      all_day: true,
+      start_date: "2026-09-01",
+      start_date_weekday: "Tuesday",
+      // Two days, 2026-09-01 and 2026-09-02: the last one is named, not the exclusive end.
+      last_date: "2026-09-02",
+      last_date_weekday: "Wednesday",
+      start_local_weekday: "Tuesday",
+    });
   });
 
   it("answers unauthenticated when the caller's token is wrong", async () => {
