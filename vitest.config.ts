@@ -3,13 +3,17 @@
  *   unit  test/**\/*.spec.ts      in process: no sockets, no child processes;
  *   e2e   test/**\/*.e2e.spec.ts  real ports, real clients, the built `calq`.
  * test/test-layout.spec.ts keeps the names honest. `npm test` runs both (after
- * `npm run build`, so the e2e tests run the compiled command).
+ * `npm run build`, so the e2e tests run the compiled command). Tests that need
+ * a program of the system (nginx, ...) declare it through
+ * test/support/system-program.ts; the globalSetup below prints one line at
+ * the end of a run that skipped some.
  */
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    globalSetup: ["test/support/system-tests-summary.ts"],
     // Vitest leaves a core free by default; on a 2-core machine that means one test file at a time.
     maxWorkers: 2,
     projects: [
