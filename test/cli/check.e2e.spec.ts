@@ -46,7 +46,7 @@ describe("calq check", () => {
     expect(out).toContain("  warning NO_CALENDAR_ZONE: ");
   });
 
-  it("reads a 9-line feed with FREQ=MINUTELY;BYSETPOS=53 within a few seconds, its rule refused (it took 72 s of CPU)", () => {
+  it("reads a 9-line feed with FREQ=MINUTELY;BYSETPOS=53 with its rule refused from its shape, never walked (that took 72 s of CPU)", () => {
     const dir = mkdtempSync(join(tmpdir(), "calq-check-"));
     const file = join(dir, "setpos.ics");
     const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calq//test//EN", "BEGIN:VEVENT", "UID:setpos@calq.test"];
@@ -55,12 +55,13 @@ describe("calq check", () => {
       [...lines, "DTSTART:20260101T090000Z", "RRULE:FREQ=MINUTELY;BYSETPOS=53", "END:VEVENT", "END:VCALENDAR", ""].join("\r\n"),
     );
     try {
-      const started = performance.now();
       const { status, out } = check(file, "--timezone", "UTC");
-      expect(performance.now() - started).toBeLessThan(10_000);
       // A rule that never matches leaves nothing out (the event keeps its DTSTART): a warning, exit 0.
       expect(status).toBe(0);
-      expect(out).toMatch(/ {2}warning RRULE_NEVER_MATCHES \(line 4, UID setpos@calq\.test\): RRULE BYSETPOS asks for position 53/);
+      // The reason names the period's size: the rule was refused before rrule was asked for a date (bench/bounds.ts times it).
+      expect(out).toMatch(
+        / {2}warning RRULE_NEVER_MATCHES \(line 4, UID setpos@calq\.test\): RRULE BYSETPOS asks for position 53 but each period of the rule holds at most 1 date/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
