@@ -11,15 +11,9 @@ import { feed, ics, searchAll, snapshotOf, vevent } from "../support/feeds.js";
 const readAt = Date.UTC(2026, 10, 29);
 const innocent = ["UID:innocent", "DTSTART:20261130T090000Z", "DTEND:20261130T100000Z", "SUMMARY:still here"];
 
-/**
- * Builds the feed on a clock that stands still, so what is refused does not
- * depend on how busy the machine is: a rule's probe is never too slow and the
- * expansion budget never runs out (tests of those limits below bring their
- * own clock, and a feed that stalled would time the test out).
- */
+/** Builds the feed on a steady clock (snapshotOf): what is refused does not depend on how busy the machine is. */
 function loaded(...events: string[][]) {
-  const text = feed(["X-WR-TIMEZONE:UTC"], ...events, innocent);
-  const snapshot = buildSnapshot(text, { calendarId: "t", limits: { ...defaultLimits(readAt), clock: () => readAt }, readAt });
+  const snapshot = snapshotOf(feed(["X-WR-TIMEZONE:UTC"], ...events, innocent), readAt);
   const found = searchAll(snapshot, { start: Date.UTC(2026, 10, 30), endExclusive: Date.UTC(2026, 11, 1) }, "overlap");
   return { snapshot, summaries: found.map((occurrence) => occurrence.details.summary), codes: snapshot.diagnostics.map((d) => d.code) };
 }

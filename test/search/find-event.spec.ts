@@ -11,14 +11,12 @@ import type { SeriesTail } from "../../src/expand/series-tail.js";
 import { findOccurrenceSteps } from "../../src/search/find-event.js";
 import { type SearchableOccurrences, searchPage, UNLIMITED } from "../../src/search/search-occurrences.js";
 import { runAtOnce } from "../../src/stepwise.js";
-import { defaultLimits } from "../../src/store/calendar-store.js";
 import { buildSnapshot } from "../../src/store/snapshot.js";
 import { DAY_MS, MINUTE_MS } from "../../src/time/units.js";
-import { ics, searchAll, vevent } from "../support/feeds.js";
+import { ics, searchAll, steadyLimits, vevent } from "../support/feeds.js";
 
 const readAt = Date.UTC(2026, 10, 29, 12);
-/** The default limits on a clock that stands still: the expansion budget never cuts a build short, however busy the machine. */
-const limits = { ...defaultLimits(readAt), clock: () => readAt };
+const limits = steadyLimits(readAt);
 
 function snapshot(text: string, maxOccurrencesPerFeed?: number) {
   return buildSnapshot(text, {

@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "../../src/config/secret.js";
+import type { ExpansionLimits } from "../../src/expand/expand-calendar.js";
 import type { Occurrence } from "../../src/expand/occurrence.js";
 import type { MatchMode, Window } from "../../src/search/match.js";
 import { type Position, searchPage } from "../../src/search/search-occurrences.js";
@@ -79,9 +80,21 @@ export const anchors = [
   { name: "expanded on demand (loaded 2040-01-01)", readAt: Date.UTC(2040, 0, 1) },
 ] as const;
 
-/** The snapshot `text` would give if loaded at `readAt`. */
+/**
+ * The default expansion limits at `readAt`, on a clock that stands still: the
+ * expansion budget and the rule probe's time limit are measured on the wall
+ * clock, so on a busy machine they would cut a build short that an idle one
+ * finishes (two builds of one feed gave 389 and 5,489 occurrences). On this
+ * clock they never run out, and a build gives the same snapshot anywhere.
+ * Tests of those limits pass a clock of their own.
+ */
+export function steadyLimits(readAt: number): ExpansionLimits {
+  return { ...defaultLimits(readAt), clock: () => readAt };
+}
+
+/** The snapshot `text` would give if loaded at `readAt`, on a steady clock (steadyLimits). */
 export function snapshotOf(text: string, readAt: number, configuredZone?: string): Snapshot {
-  return buildSnapshot(text, { calendarId: "t", configuredZone, limits: defaultLimits(readAt), readAt });
+  return buildSnapshot(text, { calendarId: "t", configuredZone, limits: steadyLimits(readAt), readAt });
 }
 
 /** Every match of the window, following pages of `limit` until the last. */
