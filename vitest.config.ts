@@ -12,7 +12,10 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    testTimeout: 20_000,
+    // Generous: a timeout only ends a test that would otherwise hang, and says nothing about speed (bench/
+    // does). Beside two CPU burners, tests that start processes and niced ingest workers take tens of seconds.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     globalSetup: ["test/support/system-tests-summary.ts"],
     // Vitest leaves a core free by default; on a 2-core machine that means one test file at a time.
     maxWorkers: 2,

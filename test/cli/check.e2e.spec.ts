@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 const ROOT = join(import.meta.dirname, "../..");
 
 function check(...args: string[]) {
-  const run = spawnSync(process.execPath, ["bin/calq.mjs", "check", ...args], { cwd: ROOT, encoding: "utf8", timeout: 20_000 });
+  const run = spawnSync(process.execPath, ["bin/calq.mjs", "check", ...args], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
   return { status: run.status, out: run.stdout, err: run.stderr };
 }
 
@@ -79,7 +79,7 @@ describe("calq check", () => {
       const run = spawnSync("sh", ["-c", `"${process.execPath}" bin/calq.mjs check "${file}" | cat`], {
         cwd: ROOT,
         encoding: "utf8",
-        timeout: 30_000,
+        timeout: 120_000,
         maxBuffer: 64 * 1024 * 1024,
       });
       expect(run.stdout.length).toBeGreaterThan(128 * 1024);

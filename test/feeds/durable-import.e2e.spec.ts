@@ -122,5 +122,5 @@ describe("a durable import", () => {
       if (moment === "answered") expect(onDisk).toBe(fresh);
     }
     expect(await servedSummary()).toBe("new");
-  }, 60_000);
+  }, 180_000);
 });

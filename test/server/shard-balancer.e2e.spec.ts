@@ -99,7 +99,7 @@ describeWith(["nginx"], "two shard groups of two replicas behind nginx", ({ ngin
     for (const group of ["g1", "g1", "g2", "g2"]) replicas.push(await startReplica(group));
     const groups = new Map(["g1", "g2"].map((group) => [group, replicas.filter((r) => r.group === group).map((r) => r.address)]));
     balancer = await startNginx(nginx, groups, "g1");
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     for (const made of clients.splice(0)) made.close();

@@ -15,8 +15,8 @@ export interface Patience {
 }
 
 const DEFAULT_PAUSE_MS = 20;
-/** Enough looks that only a condition that never comes ends the wait (with the default pause, at least 20 s on an idle machine). */
-const DEFAULT_LOOKS = 1_000;
+/** Enough looks that only a condition that never comes ends the wait (with the default pause, at least 50 s on an idle machine). */
+const DEFAULT_LOOKS = 2_500;
 
 /**
  * Resolves with the first value of `probe` that is neither undefined nor
