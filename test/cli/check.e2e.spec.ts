@@ -19,7 +19,7 @@ function check(...args: string[]) {
 describe("calq check", () => {
   it("exits 0 on a clean feed and says which zone it chose and why", () => {
     const { status, out } = check("data/work.ics");
-    expect(status).toBe(0);
+    expect(status, out).toBe(0);
     expect(out).toMatch(/^work\.ics: 8 events, \d+ occurrences indexed from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d, 1 recurring series/);
     expect(out).toContain("calendar zone: Asia/Ho_Chi_Minh (from the feed's X-WR-TIMEZONE)");
     expect(out).toContain("diagnostics: none");
