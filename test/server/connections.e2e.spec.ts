@@ -204,8 +204,8 @@ describe("idle and late", () => {
 
 describe("caps", () => {
   it("closes connections beyond the per-address cap on arrival, and admits again once one closes", async () => {
-    // Silent sockets are never closed by the headers timeout here: only the cap can close one.
-    const { served } = await serve({ maxConnectionsPerAddress: 3, headersTimeoutMs: NEVER_MS });
+    // Silent sockets are never closed by a timeout here: only the cap can close one.
+    const { served } = await serve({ maxConnectionsPerAddress: 3, headersTimeoutMs: NEVER_MS, idleTimeoutMs: NEVER_MS });
     const kept = await Promise.all([1, 2, 3].map(() => rawSocket(served.address)));
     cleanups.push(() => {
       for (const socket of kept) socket.destroy();
@@ -225,7 +225,7 @@ describe("caps", () => {
   });
 
   it("closes connections beyond the total cap, on the metrics port too", async () => {
-    const { served } = await serve({ maxConnections: 2, headersTimeoutMs: NEVER_MS }, true);
+    const { served } = await serve({ maxConnections: 2, headersTimeoutMs: NEVER_MS, idleTimeoutMs: NEVER_MS }, true);
     for (const address of [served.address, `127.0.0.1:${served.server.adminPort}`]) {
       const kept = await Promise.all([1, 2].map(() => rawSocket(address)));
       cleanups.push(() => {
@@ -279,7 +279,7 @@ describe("caps", () => {
 
 describe("the drain", () => {
   it("closes idle HTTP/1.1 keep-alive connections and idle HTTP/2 sessions at once", async () => {
-    const { served } = await serve({ idleTimeoutMs: NEVER_MS });
+    const { served } = await serve({ headersTimeoutMs: NEVER_MS, idleTimeoutMs: NEVER_MS });
     const agent = new http.Agent({ keepAlive: true });
     cleanups.push(() => agent.destroy());
     const socket = await new Promise<net.Socket>((resolve, reject) => {
@@ -304,7 +304,7 @@ describe("the drain", () => {
   });
 
   it("closes connections that have not sent a byte at once, long before the grace period", async () => {
-    const { served } = await serve({ headersTimeoutMs: NEVER_MS });
+    const { served } = await serve({ headersTimeoutMs: NEVER_MS, idleTimeoutMs: NEVER_MS });
     const silent = await rawSocket(served.address);
     // Neither the headers timeout nor the grace period can end within the test's timeout: only the drain closes it.
     const closing = served.server.close(NEVER_MS);

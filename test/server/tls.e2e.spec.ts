@@ -280,7 +280,12 @@ describe("the connection caps over TLS", () => {
       // No headers timeout within the test: only the cap can close a connection that never starts its handshake.
       serve: {
         tls: tlsSettings,
-        connections: { ...DEFAULT_SERVE_SETTINGS.connections, maxConnectionsPerAddress: 2, headersTimeoutMs: 600_000 },
+        connections: {
+          ...DEFAULT_SERVE_SETTINGS.connections,
+          maxConnectionsPerAddress: 2,
+          headersTimeoutMs: 600_000,
+          idleTimeoutMs: 600_000,
+        },
       },
     });
     const held = [await rawSocket(served.address), await rawSocket(served.address)];
