@@ -14,7 +14,7 @@ import { ics } from "../support/feeds.js";
 const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
 
 function runCalq(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, [CALQ, ...args], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 20_000 });
+  return spawnSync(process.execPath, [CALQ, ...args], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 120_000 });
 }
 
 describe("calq serve --print-config", () => {

@@ -25,7 +25,7 @@ async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<strin
 }
 
 function runCalq(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, [CALQ, ...args], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 20_000 });
+  return spawnSync(process.execPath, [CALQ, ...args], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 120_000 });
 }
 
 describe("calq serve", () => {

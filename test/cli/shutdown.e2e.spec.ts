@@ -43,6 +43,7 @@ import {
 import { startFeedServer } from "../support/feed-server.js";
 import { ics, vevent } from "../support/feeds.js";
 import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
+import { waitFor } from "../support/wait-for.js";
 
 const CALQ = join(import.meta.dirname, "../../bin/calq.mjs");
 const running: ChildProcess[] = [];
@@ -163,7 +164,8 @@ async function finishesThenExits(stream: ReturnType<typeof reflectionStream>, se
 
 describe("SIGTERM", () => {
   it("closes idle and unsniffed connections at once: a silent socket and an idle client do not hold the exit for the grace period", async () => {
-    const served = await serve(30);
+    // A grace period far past the test's timeout: the process exits in time only if nothing waits for it.
+    const served = await serve(600);
     const [host, port] = served.address.split(":");
     const silent = await new Promise<Socket>((resolve, reject) => {
       const socket = connect(Number(port), host, () => resolve(socket));
@@ -174,11 +176,8 @@ describe("SIGTERM", () => {
     const client = new grpc.Client(served.address, grpc.credentials.createInsecure());
     try {
       expect(await check(client)).toBe(ServingStatus.SERVING);
-      const started = performance.now();
       served.child.kill("SIGTERM");
       expect(await served.exited).toBe(0);
-      // Loose for a shared machine; what matters is far less than the 30 s grace.
-      expect(performance.now() - started).toBeLessThan(10_000);
     } finally {
       client.close();
       silent.destroy();
@@ -194,7 +193,7 @@ describe("SIGTERM", () => {
       const listed = await stream.ask({ case: "listServices", value: "" });
       expect(listed.messageResponse.case).toBe("listServicesResponse");
       // Watch's first answer travels on its own stream: under load it can arrive after the reflection answer.
-      await expect.poll(() => health.seen.length, { timeout: 10_000 }).toBe(1);
+      await waitFor("the Watch's first answer", () => health.seen.length === 1);
 
       served.child.kill("SIGTERM");
       await served.logged('"msg":"draining"');
@@ -316,10 +315,7 @@ describe("SIGTERM", () => {
     try {
       expect(await check(client)).toBe(ServingStatus.NOT_SERVING);
       const health = watchHealth(client);
-      await new Promise<void>((resolve) => {
-        const poll = () => (health.seen.length > 0 ? resolve() : setTimeout(poll, 20));
-        poll();
-      });
+      await waitFor("the Watch's first answer", () => health.seen.length > 0);
       served.child.kill("SIGTERM");
       expect(await served.exited).toBe(0);
       expect((await health.status).code).toBe(grpc.status.OK);

@@ -1,6 +1,7 @@
 /**
  * Feeds written to hurt: each must load (the test would time out if one
  * stalled), report what it could not use, and keep the rest of the feed.
+ * How fast they load is measured in bench/ (npm run bench:hostile), not here.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildSnapshot } from "../../src/ingest/snapshot.js";
@@ -35,11 +36,11 @@ describe("BYSETPOS past every period's dates is refused without asking rrule (it
     ["FREQ=HOURLY;BYMINUTE=0,30;BYSETPOS=3,-3", "at most 2 dates"],
     ["FREQ=SECONDLY;BYSETPOS=-2", "at most 1 date"],
     ["FREQ=MONTHLY;BYDAY=MO;BYSETPOS=32", "at most 31 dates"],
-  ])("%s is refused within a second", (rule, why) => {
-    const started = performance.now();
+  ])("%s is refused from the rule alone, before the probe walks it", (rule, why) => {
+    // How fast is measured in bench/ (npm run bench:hostile); here, that no walk was needed.
     const { snapshot, codes, summaries } = loaded(["UID:setpos", "DTSTART:20261129T000000Z", `RRULE:${rule}`, "SUMMARY:setpos"]);
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(codes).toContain("RRULE_NEVER_MATCHES");
+    expect(codes).not.toContain("RRULE_TOO_EXPENSIVE");
     expect(snapshot.diagnostics.find((d) => d.code === "RRULE_NEVER_MATCHES")?.message).toContain(why);
     // The series keeps its DTSTART, as with every refused rule.
     expect(summaries).toContain("still here");

@@ -3,10 +3,11 @@
  * mix, and calq starts on whatever is there. Real processes, real SIGKILL.
  */
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
+import { assertNever } from "../../src/exhaustive.js";
 import { killed, spawnNode, startCalqServe, waitForOutput } from "../support/calq-process.js";
 import { adminDataFolder, feed } from "../support/feeds.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
@@ -78,28 +79,48 @@ describe("a durable import", () => {
     expect(readdirSync(dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 
-  it("killed at random moments of a real ImportCalendar leaves the old file or the new one, never a torn one", async () => {
+  it("killed at moments of a real ImportCalendar leaves the old file or the new one, never a torn one", async () => {
     const old = version("old");
     const fresh = version("new", 4 * 1024);
-    // The last round waits for the answer before the kill: then it must be the new file.
-    for (const delayMs of [0, 10, 50, 150, "answered"] as const) {
+    // The moments come from what the folder shows, not from the clock: as soon as the call is sent,
+    // when the temporary file appears (the write under way), when the calendar's own name changes
+    // (the rename), and after the answer, when it must be the new file. A moment the import outran
+    // is a kill after it: the file must then be whole too.
+    for (const moment of ["sent", "temporary file", "rename", "answered"] as const) {
       writeFileSync(join(dir, "work.ics"), old);
       const { server, client } = await serve();
+      const folder = watch(dir);
+      const named = (wanted: (name: string) => boolean) =>
+        new Promise<void>((resolve) => folder.on("change", (_event, name) => wanted(String(name)) && resolve()));
       const call = client.importCalendar({ calendarId: "work", ics: Buffer.from(fresh) });
       const settled = call.then(
         () => "answered",
         () => "cut off",
       );
-      if (delayMs === "answered") expect(await settled).toBe("answered");
-      else await new Promise((resolve) => setTimeout(resolve, delayMs));
+      switch (moment) {
+        case "sent":
+          break;
+        case "temporary file":
+          await Promise.race([named((name) => name.endsWith(".tmp")), settled]);
+          break;
+        case "rename":
+          await Promise.race([named((name) => name === "work.ics"), settled]);
+          break;
+        case "answered":
+          expect(await settled).toBe("answered");
+          break;
+        default:
+          assertNever(moment, "kill moment");
+      }
       await killed(server);
+      folder.close();
       await settled;
       client.close();
 
       const onDisk = readFileSync(join(dir, "work.ics"), "utf8");
       expect([old, fresh]).toContain(onDisk);
-      if (delayMs === "answered") expect(onDisk).toBe(fresh);
+      if (moment === "answered") expect(onDisk).toBe(fresh);
     }
     expect(await servedSummary()).toBe("new");
-  }, 60_000);
+  }, 180_000);
 });

@@ -20,9 +20,13 @@ import {
   versioned,
 } from "../support/feed-server.js";
 import { feed } from "../support/feeds.js";
+import { waitFor } from "../support/wait-for.js";
 
 const MINUTE = 60_000;
-const limits = { ...DEFAULT_FEED_LIMITS, maxBytes: 256 * 1024, fetchTimeoutMs: 400 };
+/** Generous, so a busy machine never turns a slow answer into a timeout; the timeout cases set their own. */
+const limits = { ...DEFAULT_FEED_LIMITS, maxBytes: 256 * 1024, fetchTimeoutMs: 60_000 };
+/** The fetch timeout of the cases about timeouts: short, so their providers' silence ends soon. */
+const SHORT_TIMEOUT_MS = 1_000;
 
 const calendarText = (summary: string) =>
   feed(
@@ -33,10 +37,10 @@ const calendarText = (summary: string) =>
 let provider: FeedServer;
 let failures: [string, LoadFailure, string][];
 
-function storeFor(config: CalendarConfig): CalendarStore {
+function storeFor(config: CalendarConfig, fetchTimeoutMs = limits.fetchTimeoutMs): CalendarStore {
   return new CalendarStore([config], {
     retentionMs: 15 * MINUTE,
-    feedLimits: limits,
+    feedLimits: { ...limits, fetchTimeoutMs },
     onLoadFailure: (...failure) => failures.push(failure),
   });
 }
@@ -105,7 +109,7 @@ describe("an http feed", () => {
     ["no answer within the timeout", () => provider.answer(silent), "timeout"],
     ["a body that stalls past the timeout", () => provider.answer(stall), "timeout"],
   ])("keeps the last good snapshot, marked stale, after %s", async (_case, breakIt, failure, httpStatus) => {
-    const store = storeFor(urlCalendar(provider.url));
+    const store = storeFor(urlCalendar(provider.url), failure === "timeout" ? SHORT_TIMEOUT_MS : undefined);
     await store.reload("team");
     const good = store.view("team")!.snapshot!;
     breakIt();
@@ -214,29 +218,40 @@ describe("redirects and what failures say", () => {
 });
 
 describe("reloads of one calendar", () => {
-  it("run one at a time, so a slow older read never replaces a newer one", async () => {
-    let first = true;
+  /** Answers the first request only when `release` is called, and every later one at once with `later`. */
+  function holdingFirst(first: string, later: (request: number) => string) {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let requests = 0;
     provider.answer((_request, response) => {
-      if (first) {
-        first = false;
-        setTimeout(() => response.writeHead(200, { etag: '"1"' }).end(calendarText("older")), 300);
-      } else response.writeHead(200, { etag: '"2"' }).end(calendarText("newer"));
+      const n = ++requests;
+      const answer = () => response.writeHead(200, { etag: `"${n}"` }).end(n === 1 ? first : later(n));
+      if (n === 1) void released.then(answer);
+      else answer();
     });
+    return { release, requests: () => requests };
+  }
+
+  it("run one at a time, so a slow older read never replaces a newer one", async () => {
+    const upstream = holdingFirst(calendarText("older"), () => calendarText("newer"));
     const store = storeFor(urlCalendar(provider.url));
     const slow = store.reload("team");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor("the first read to reach the provider", () => upstream.requests() === 1);
     const fast = store.reload("team");
+    upstream.release();
     expect(await slow).toMatchObject({ outcome: "loaded" });
     expect(await fast).toMatchObject({ outcome: "loaded" });
     expect(summaries(store)).toEqual(["newer"]);
   });
 
   it("share one queued reload between calls made while another runs", async () => {
-    provider.answer((_request, response) => setTimeout(() => response.writeHead(200).end(calendarText("v")), 200));
+    const upstream = holdingFirst(calendarText("v"), (n) => calendarText(`v${n}`));
     const store = storeFor(urlCalendar(provider.url));
     const running = store.reload("team");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await Promise.all([running, store.reload("team"), store.reload("team")]);
+    await waitFor("the first read to reach the provider", () => upstream.requests() === 1);
+    const queued = [store.reload("team"), store.reload("team")];
+    upstream.release();
+    await Promise.all([running, ...queued]);
     // The first read, then one queued read for the two calls that came during it.
     expect(provider.requests).toHaveLength(2);
   });

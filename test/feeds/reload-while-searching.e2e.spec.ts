@@ -7,13 +7,13 @@
  */
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import { type FeedServer, startFeedServer, status, versioned } from "../support/feed-server.js";
 import { feed } from "../support/feeds.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
+import { waitFor } from "../support/wait-for.js";
 
 const EVENTS = 40;
 
@@ -66,6 +66,15 @@ const day = {
   limit: 100,
 };
 
+/** How many searches have been answered so far: the changes wait for one between steps, so searches meet every state. */
+let answered = 0;
+
+/** Resolves once a search has been answered after this call. */
+function nextAnswer(): Promise<boolean> {
+  const before = answered;
+  return waitFor("a search answered", () => answered > before, { pauseMs: 1 });
+}
+
 /**
  * Searches `calendarId` back to back until `changing` settles, checking each
  * answer holds one whole version and that a snapshot id always means the same
@@ -87,6 +96,7 @@ async function searchWhile(calendarId: string, changing: Promise<void>): Promise
     versionOfSnapshot.set(response.snapshotId, v);
     seen.add(v);
     searches++;
+    answered++;
   }
   await changing;
   return seen;
@@ -98,7 +108,7 @@ describe("reloads while searches run", () => {
       for (let v = 1; v <= 12; v++) {
         provider.answer(v % 4 === 0 ? status(502) : versioned(version(v), String(v)));
         await served.server.store.reload("remote");
-        await sleep(5);
+        await nextAnswer();
       }
       provider.answer(versioned(version(13), "13"));
       await served.server.store.reload("remote");
@@ -112,18 +122,23 @@ describe("reloads while searches run", () => {
 
   it("never serve a file caught empty or half-written while it is rewritten in place", async () => {
     const path = join(served.dir, "local.ics");
+    const failures = () => logs.filter((record) => record.calendar_id === "local" && record.msg === "calendar load failed").length;
+    const servedSummary = () => served.server.store.view("local")?.snapshot?.index.items[0]?.details.summary;
     const changing = (async () => {
       for (let v = 1; v <= 4; v++) {
-        // Truncate, then write in pieces with pauses longer than the watcher's
-        // settling time, so it reads the file empty and half-written.
+        // Truncate, then write in pieces; after each piece but the last, wait until
+        // the watcher has read the file half-written (and refused it), so it does.
         const bytes = Buffer.from(version(v));
         const handle = await open(path, "w");
         for (let at = 0; at < bytes.length; at += 8192) {
-          await sleep(80);
+          const last = at + 8192 >= bytes.length;
+          const before = failures();
           await handle.write(bytes.subarray(at, at + 8192));
+          if (last) await waitFor(`the watcher to load v${v}`, () => servedSummary()?.startsWith(`v${v} `));
+          else await waitFor("the watcher to read the half-written file", () => failures() > before);
+          await nextAnswer();
         }
         await handle.close();
-        await sleep(80);
       }
     })();
     const seen = await searchWhile("local", changing);
@@ -132,12 +147,9 @@ describe("reloads while searches run", () => {
     const refused = logs.filter((record) => record.calendar_id === "local" && record.msg === "calendar load failed");
     expect(refused.map((record) => record.failure)).toEqual(expect.arrayContaining(["truncated"]));
     expect(refused.every((record) => record.failure === "truncated")).toBe(true);
-    // The watcher (not an explicit reload) brings the final version in.
-    for (let tries = 0; tries < 100; tries++) {
-      const last = await client.searchEvents({ ...day, calendarId: "local" });
-      if (last.events[0].summary.startsWith("v4 ") && !last.stale) return;
-      await sleep(50);
-    }
-    throw new Error("the watcher did not load the final version");
+    // The watcher (not an explicit reload) brought the final version in.
+    const last = await client.searchEvents({ ...day, calendarId: "local" });
+    expect(last.events[0].summary).toMatch(/^v4 /);
+    expect(last.stale).toBe(false);
   });
 });

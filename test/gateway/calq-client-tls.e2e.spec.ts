@@ -55,7 +55,7 @@ describe("the gateway's client over TLS", () => {
       cwd: ROOT,
       encoding: "utf8",
       env: { ...process.env, CALQ_TOKEN: "token-an" },
-      timeout: 20_000,
+      timeout: 120_000,
     });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("--tls-ca needs an https:// --service");

@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { CALQ, killed, spawnNode, waitForOutput } from "../support/calq-process.js";
 import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, type SeedService, startSeedService } from "./support/seed-service.js";
 import { callTool, errorCode, eventsOf } from "./support/tool-results.js";
@@ -103,11 +103,9 @@ describe("calq mcp --http: where it may listen", () => {
     const child = spawnNode([CALQ, "mcp", "--http", "0", "--host", "0.0.0.0", "--service", seed.served.baseUrl]);
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    const status = await Promise.race([
-      exited,
-      new Promise<string>((resolve) => setTimeout(() => resolve("still running after 10 s"), 10_000)),
-    ]).finally(() => killed(child));
+    // It must exit by itself; if it kept running, the test's timeout would end the wait, and `killed` the process.
+    onTestFinished(() => killed(child));
+    const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(status).toBe(2);
     expect(stderr).toContain("refusing plaintext on 0.0.0.0, which is not a loopback address");
     expect(stderr).toContain("bearer tokens");

@@ -14,6 +14,7 @@ import { feed, ics } from "../support/feeds.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
 import { grpcFrame } from "../support/raw-http.js";
 import { startTestServer } from "../support/test-server.js";
+import { waitFor } from "../support/wait-for.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -131,9 +132,10 @@ describe("bursts of streams", () => {
     await first;
     upload.close(http2.constants.NGHTTP2_CANCEL);
 
-    await expect
-      .poll(() => lines.find((line) => line.msg === "rpc" && line.method === "calq.v1.CalendarAdminService/ImportCalendar"))
-      .toMatchObject({ code: "CANCELLED" });
+    const logged = await waitFor("the upload's log line", () =>
+      lines.find((line) => line.msg === "rpc" && line.method === "calq.v1.CalendarAdminService/ImportCalendar"),
+    );
+    expect(logged).toMatchObject({ code: "CANCELLED" });
     // The one feed-sized upload place is free: a real upload gets it.
     const admin = new CalqGrpcClient(served.address, "token-ops");
     cleanups.push(() => admin.close());

@@ -14,6 +14,7 @@ import { HealthCheckRequestSchema } from "../../gen/grpc/health/v1/health_pb.js"
 import { ics } from "../support/feeds.js";
 import { type GrpcStatus, grpcFrame } from "../support/raw-http.js";
 import { startTestServer } from "../support/test-server.js";
+import { waitFor } from "../support/wait-for.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -78,7 +79,7 @@ describe("a Watch its client leaves", () => {
     call.on("error", () => {});
     await new Promise((resolve) => call.once("data", resolve));
     call.cancel();
-    await expect.poll(() => watchLines(lines)).toHaveLength(1);
+    await waitFor("the Watch's log line", () => watchLines(lines).length === 1);
     expect(watchLines(lines)[0]).toMatchObject({ level: "debug", code: "CANCELLED" });
     expect(lines.filter((line) => line.level === "error")).toEqual([]);
   });
@@ -89,7 +90,7 @@ describe("a Watch its client leaves", () => {
     const { opened } = watch(client);
     await opened;
     client.destroy();
-    await expect.poll(() => watchLines(lines)).toHaveLength(1);
+    await waitFor("the Watch's log line", () => watchLines(lines).length === 1);
     expect(watchLines(lines)[0]).toMatchObject({ level: "debug", code: "CANCELLED" });
     expect(lines.filter((line) => line.level === "error")).toEqual([]);
   });
@@ -106,7 +107,7 @@ describe("a Watch its client leaves", () => {
     watching.end(Buffer.concat([Buffer.from([0, 0, 0, 0, body.length]), body]));
     await firstMessage;
     watching.destroy();
-    await expect.poll(() => watchLines(lines)).toHaveLength(1);
+    await waitFor("the Watch's log line", () => watchLines(lines).length === 1);
     expect(watchLines(lines)[0]).toMatchObject({ level: "debug", code: "CANCELLED" });
     expect(lines.filter((line) => line.level === "error")).toEqual([]);
   });
@@ -123,11 +124,12 @@ describe("Watch bounds", () => {
     await watch(session(served.address)).opened;
     // Once one ends, the connection may watch again.
     held[0].stream.close(http2.constants.NGHTTP2_CANCEL);
-    await expect
-      .poll(async () =>
-        Promise.race([watch(first).opened.then(() => "open"), new Promise((resolve) => setTimeout(() => resolve("refused"), 500))]),
-      )
-      .toBe("open");
+    // Until the server has seen the cancel, a new Watch is refused; once it has, one opens.
+    await waitFor("a Watch opened in the place the cancelled one left", async () => {
+      const next = watch(first);
+      const outcome = await Promise.race([next.opened.then(() => "open" as const), next.ended.then(() => "refused" as const)]);
+      return outcome === "open";
+    });
   });
 
   it("refuses RESOURCE_EXHAUSTED past the server's bound, whatever the connection", async () => {

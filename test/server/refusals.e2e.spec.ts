@@ -14,8 +14,9 @@ import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 import { ics } from "../support/feeds.js";
 import { grpc } from "../support/grpc-client.js";
-import { grpcCall, grpcFrame } from "../support/raw-http.js";
+import { framesRead, grpcCall, grpcFrame } from "../support/raw-http.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
+import { waitFor } from "../support/wait-for.js";
 
 const SEARCH = "/calq.v1.CalendarService/SearchEvents";
 /** Not a protobuf message: field 31, wire type 7 (no such type). */
@@ -144,9 +145,10 @@ describe("other refusals of the protocol layer", () => {
     const stream = session.request({ ":method": "POST", ":path": SEARCH, "content-type": "application/grpc", te: "trailers" });
     stream.on("error", () => {});
     stream.write(grpcFrame(new Uint8Array(0), 100).subarray(0, 5));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The server has the call and the start of its body before the client cancels.
+    await framesRead(session);
     stream.close(http2.constants.NGHTTP2_CANCEL);
-    await expect.poll(() => rpcLines((line) => line.code === "CANCELLED").length).toBe(seen + 1);
+    await waitFor("the cancelled call's log line", () => rpcLines((line) => line.code === "CANCELLED").length === seen + 1);
     expect(rpcLines((line) => line.code === "CANCELLED").at(-1)).toMatchObject({
       level: "debug",
       method: "calq.v1.CalendarService/SearchEvents",

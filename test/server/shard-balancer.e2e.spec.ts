@@ -12,7 +12,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { CursorSnapshot, MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import { sha256Hex } from "../../src/config/secret.js";
 import { rendezvousGroup } from "../../src/config/shard-map.js";
@@ -20,10 +20,9 @@ import { asCaller, createCalqClient } from "../../src/gateway/calq-client.js";
 import { CALQ, killed, spawnNode, startCalqServe } from "../support/calq-process.js";
 import { feed } from "../support/feeds.js";
 import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
-import { findNginx, NGINX_MISSING, type RunningNginx, startNginx } from "../support/nginx.js";
-
-const nginx = findNginx();
-const skip = nginx === undefined && process.env.CALQ_LB_OPTIONAL === "1";
+import { type RunningNginx, startNginx } from "../support/nginx.js";
+import { describeWith } from "../support/system-program.js";
+import { waitFor } from "../support/wait-for.js";
 
 interface Replica {
   readonly group: string;
@@ -77,40 +76,38 @@ const DAY = {
 /** binh-home lives in g2, an-work in g1: the balancer sends calls without a group header to g1. */
 const TO_BINH_HOME = { "x-calq-shard-group": "g2", "x-calq-shard-key": "binh" };
 
-beforeAll(async () => {
-  if (skip) return;
-  if (nginx === undefined) throw new Error(NGINX_MISSING);
-  expect([rendezvousGroup("an", ["g1", "g2"]), rendezvousGroup("binh", ["g1", "g2"])]).toEqual(["g1", "g2"]);
-  dir = mkdtempSync(join(tmpdir(), "calq-shards-"));
-  writeFileSync(join(dir, "an-work.ics"), calendar("an-work"));
-  writeFileSync(join(dir, "binh-home.ics"), calendar("binh-home"));
-  writeFileSync(
-    join(dir, "calq.yaml"),
-    [
-      "shards: {groups: [g1, g2]}",
-      "calendars:",
-      "  - {id: an-work, source: an-work.ics, shard_key: an, readers: [an], refresh: 480h}",
-      "  - {id: binh-home, source: binh-home.ics, shard_key: binh, readers: [an, binh], refresh: 480h}",
-      "principals:",
-      `  - {id: an, primary: an-work, tokens: ["sha256:${sha256Hex("token-an")}"]}`,
-      `  - {id: binh, primary: binh-home, tokens: ["sha256:${sha256Hex("token-binh")}"]}`,
-      "search: {cursor_key_env: [CALQ_CURSOR_KEY]}",
-    ].join("\n"),
-  );
-  // One at a time: four Node processes starting at once on two cores take longer than one after another.
-  for (const group of ["g1", "g1", "g2", "g2"]) replicas.push(await startReplica(group));
-  const groups = new Map(["g1", "g2"].map((group) => [group, replicas.filter((r) => r.group === group).map((r) => r.address)]));
-  balancer = await startNginx(nginx, groups, "g1");
-}, 60_000);
+describeWith(["nginx"], "two shard groups of two replicas behind nginx", ({ nginx }) => {
+  beforeAll(async () => {
+    expect([rendezvousGroup("an", ["g1", "g2"]), rendezvousGroup("binh", ["g1", "g2"])]).toEqual(["g1", "g2"]);
+    dir = mkdtempSync(join(tmpdir(), "calq-shards-"));
+    writeFileSync(join(dir, "an-work.ics"), calendar("an-work"));
+    writeFileSync(join(dir, "binh-home.ics"), calendar("binh-home"));
+    writeFileSync(
+      join(dir, "calq.yaml"),
+      [
+        "shards: {groups: [g1, g2]}",
+        "calendars:",
+        "  - {id: an-work, source: an-work.ics, shard_key: an, readers: [an], refresh: 480h}",
+        "  - {id: binh-home, source: binh-home.ics, shard_key: binh, readers: [an, binh], refresh: 480h}",
+        "principals:",
+        `  - {id: an, primary: an-work, tokens: ["sha256:${sha256Hex("token-an")}"]}`,
+        `  - {id: binh, primary: binh-home, tokens: ["sha256:${sha256Hex("token-binh")}"]}`,
+        "search: {cursor_key_env: [CALQ_CURSOR_KEY]}",
+      ].join("\n"),
+    );
+    // One at a time: four Node processes starting at once on two cores take longer than one after another.
+    for (const group of ["g1", "g1", "g2", "g2"]) replicas.push(await startReplica(group));
+    const groups = new Map(["g1", "g2"].map((group) => [group, replicas.filter((r) => r.group === group).map((r) => r.address)]));
+    balancer = await startNginx(nginx, groups, "g1");
+  }, 180_000);
 
-afterAll(async () => {
-  for (const made of clients.splice(0)) made.close();
-  await balancer?.stop();
-  await Promise.all(replicas.map((replica) => killed(replica.child)));
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
+  afterAll(async () => {
+    for (const made of clients.splice(0)) made.close();
+    await balancer?.stop();
+    await Promise.all(replicas.map((replica) => killed(replica.child)));
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
 
-describe.skipIf(skip)("two shard groups of two replicas behind nginx", () => {
   it("lists every calendar with its group from any replica, and answers each calendar in its own group", async () => {
     const listed = await client().listCalendars();
     expect(listed.calendars.map(({ id, shardGroup, shardKey }) => `${id} ${shardGroup} ${shardKey}`)).toEqual([
@@ -213,9 +210,5 @@ describe.skipIf(skip)("two shard groups of two replicas behind nginx", () => {
 
 /** Waits for a replica's log to catch up with what its client already saw (a log line may trail its answer). */
 async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("the replicas' logs never showed the calls");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor("the replicas' logs to show the calls", condition);
 }

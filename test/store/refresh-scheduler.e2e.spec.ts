@@ -6,13 +6,13 @@
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CalendarConfig } from "../../src/config/config-model.js";
 import { CalendarStore } from "../../src/store/calendar-store.js";
 import { nextDelay, RefreshScheduler } from "../../src/store/refresh-scheduler.js";
 import { type FeedServer, startFeedServer, versioned } from "../support/feed-server.js";
 import { feed } from "../support/feeds.js";
+import { waitFor } from "../support/wait-for.js";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -51,39 +51,40 @@ describe("the refresh scheduler", () => {
   let provider: FeedServer | undefined;
   let dir: string | undefined;
   let scheduler: RefreshScheduler | undefined;
+  const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     scheduler?.stop();
     await provider?.close();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     provider = dir = scheduler = undefined;
   });
 
   async function until(check: () => boolean, what: string): Promise<void> {
-    for (let tries = 0; tries < 200; tries++) {
-      if (check()) return;
-      await sleep(25);
-    }
-    throw new Error(`timed out waiting for ${what}`);
+    await waitFor(what, check);
   }
 
-  function run(config: CalendarConfig): CalendarStore {
+  /** A scheduler polling a URL feed of `text` every 150 ms; it is stopped after the test. */
+  function polling(url: string): { store: CalendarStore; scheduler: RefreshScheduler } {
+    const config: CalendarConfig = {
+      id: "c",
+      name: "c",
+      readers: [],
+      refreshMs: 150,
+      source: { kind: "http", url: new URL(url), headers: new Map() },
+    };
     const store = new CalendarStore([config], { retentionMs: MINUTE });
-    scheduler = new RefreshScheduler(store, [config]);
-    scheduler.start();
-    return store;
+    const started = new RefreshScheduler(store, [config]);
+    started.start();
+    return { store, scheduler: started };
   }
 
   const summary = (store: CalendarStore) => store.view("c")?.snapshot?.index.items[0]?.details.summary;
 
   it("polls a URL feed on its interval, conditionally, and stops polling when stopped", async () => {
     provider = await startFeedServer(versioned(text("v1"), "1"));
-    const store = run({
-      id: "c",
-      name: "c",
-      readers: [],
-      refreshMs: 150,
-      source: { kind: "http", url: new URL(provider.url), headers: new Map() },
-    });
+    let store: CalendarStore;
+    ({ store, scheduler } = polling(provider.url));
     await until(() => summary(store) === "v1", "the first poll");
     await until(() => provider!.requests.length >= 3, "two more polls");
     expect(provider.requests[2]["if-none-match"]).toBe('"1"');
@@ -92,8 +93,16 @@ describe("the refresh scheduler", () => {
     await until(() => summary(store) === "v2", "the change to be polled in");
 
     scheduler!.stop();
+    // A poll the scheduler began just before it stopped ends before this reload does (reloads of a calendar queue).
+    await store.reload("c");
     const polls = provider.requests.length;
-    await sleep(500);
+    // A witness polling its own provider on the same interval: once it has polled three more times,
+    // the stopped scheduler has had two intervals or more in which to poll, and must not have.
+    const witnessed = await startFeedServer(versioned(text("w"), "w"));
+    cleanups.push(() => witnessed.close());
+    const witness = polling(witnessed.url).scheduler;
+    cleanups.push(() => witness.stop());
+    await until(() => witnessed.requests.length >= 3, "the witness to poll three times");
     expect(provider.requests.length).toBe(polls);
   });
 

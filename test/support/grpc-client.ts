@@ -39,6 +39,8 @@ import { type BadRequest, BadRequestSchema, type ErrorInfo, ErrorInfoSchema } fr
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 
 const SERVICE = "/calq.v1.CalendarService";
+/** The deadline calls carry unless a test states one: generous, so a busy machine's slowness is never read as a refusal. */
+const DEFAULT_DEADLINE_MS = 60_000;
 const ADMIN_SERVICE = "/calq.v1.CalendarAdminService";
 
 export class CalqGrpcClient {
@@ -57,7 +59,7 @@ export class CalqGrpcClient {
   searchEvents(
     request: MessageInitShape<typeof SearchEventsRequestSchema>,
     token: string | null = this.token ?? null,
-    deadlineMs = 10_000,
+    deadlineMs = DEFAULT_DEADLINE_MS,
   ) {
     return this.call(`${SERVICE}/SearchEvents`, SearchEventsRequestSchema, SearchEventsResponseSchema, request, token, deadlineMs);
   }
@@ -65,7 +67,7 @@ export class CalqGrpcClient {
   searchEventsAcrossCalendars(
     request: MessageInitShape<typeof SearchEventsAcrossCalendarsRequestSchema>,
     token: string | null = this.token ?? null,
-    deadlineMs = 10_000,
+    deadlineMs = DEFAULT_DEADLINE_MS,
   ) {
     return this.call(
       `${SERVICE}/SearchEventsAcrossCalendars`,
@@ -147,7 +149,7 @@ export class CalqGrpcClient {
     output: O,
     request: MessageInitShape<I>,
     token: string | null,
-    deadlineMs = 10_000,
+    deadlineMs = DEFAULT_DEADLINE_MS,
   ): Promise<MessageShape<O>> {
     const metadata = new grpc.Metadata();
     if (token !== null) metadata.set("authorization", `Bearer ${token}`);

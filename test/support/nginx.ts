@@ -6,28 +6,16 @@
  * (ketama) on x-calq-shard-key within the group. docs/operating.md shows
  * the same routing.
  *
- * CI installs nginx (`.ci/run`); without it the tests that need it fail and
- * say how to install it, unless CALQ_LB_OPTIONAL=1 lets a developer without
- * root skip them.
+ * A spec finds nginx and declares that it needs it through
+ * system-program.ts: skipped (and said so) where it is not installed,
+ * required in CI.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
-
-/** Where nginx is, searching PATH and the sbin folders a non-root PATH leaves out. */
-export function findNginx(): string | undefined {
-  const folders = [...(process.env.PATH ?? "").split(delimiter), "/usr/sbin", "/usr/local/sbin", "/usr/local/nginx/sbin"];
-  return folders
-    .filter((folder) => folder !== "")
-    .map((folder) => join(folder, "nginx"))
-    .find((path) => existsSync(path));
-}
-
-/** Why the balancer tests cannot run here, and how to fix it. */
-export const NGINX_MISSING =
-  "nginx is not installed: apt-get install -y nginx (CI's .ci/run installs it), or set CALQ_LB_OPTIONAL=1 to skip the load-balancer tests";
+import { join } from "node:path";
+import { waitFor } from "./wait-for.js";
 
 /** A free loopback port, for a process that cannot be told to pick one itself. */
 export function freePort(): Promise<number> {
@@ -112,13 +100,12 @@ export async function startNginx(
     await exited;
     rmSync(folder, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`nginx did not start: ${errors}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  const up = await waitFor("nginx to accept connections or exit", async () =>
+    child.exitCode !== null ? "exited" : (await accepts(port)) && "accepting",
+  ).catch(() => "never accepting");
+  if (up !== "accepting") {
+    await stop();
+    throw new Error(`nginx did not start (${up}): ${errors}`);
   }
   return { address: `127.0.0.1:${port}`, errors: () => errors, stop };
 }
