@@ -99,6 +99,30 @@ export function defaultLimits(now: number, feeds: FeedLimits = DEFAULT_FEED_LIMI
   };
 }
 
+/** True once the calendar is no longer served (a read kept running across the removal checks this after each await). */
+function removed(state: CalendarState): boolean {
+  return state.removed === true;
+}
+
+/** True when two configurations of a calendar read its feed alike: the same source and zone. */
+function sameFeed(a: CalendarConfig, b: CalendarConfig): boolean {
+  if (a.timezone !== b.timezone) return false;
+  const [x, y] = [a.source, b.source];
+  switch (x.kind) {
+    case "file":
+      return y.kind === "file" && x.path === y.path;
+    case "http":
+      return (
+        y.kind === "http" &&
+        x.url.href === y.url.href &&
+        x.headers.size === y.headers.size &&
+        [...x.headers].every(([name, secret]) => y.headers.get(name)?.reveal() === secret.reveal())
+      );
+    default:
+      return assertNever(x, "feed source kind");
+  }
+}
+
 /** The reader for a calendar's source. */
 function feedReader(config: CalendarConfig, limits: FeedLimits): FeedReader {
   const { source } = config;
@@ -114,8 +138,12 @@ function feedReader(config: CalendarConfig, limits: FeedLimits): FeedReader {
 
 interface CalendarState {
   view: CalendarView;
-  readonly reader: FeedReader;
+  reader: FeedReader;
   version?: FeedVersion;
+  /** Set by a replace that changed how the feed is read: the next load reads it whole, whatever version was seen. */
+  readAfresh?: boolean;
+  /** Set once the calendar is removed: a load still running finishes into nothing. */
+  removed?: boolean;
   retired: { snapshot: Snapshot; retiredAt: number }[];
   /** The reload running now (or a settled one). */
   running: Promise<unknown>;
@@ -138,14 +166,56 @@ export class CalendarStore {
     this.now = options.now ?? Date.now;
     this.feeds = options.feedLimits ?? DEFAULT_FEED_LIMITS;
     this.limits = options.limits ?? ((now) => defaultLimits(now, this.feeds));
-    for (const config of calendars) {
-      this.states.set(config.id, {
-        view: { config, stale: false, status: { consecutiveFailures: 0 } },
-        reader: feedReader(config, this.feeds),
-        retired: [],
-        running: Promise.resolve(),
-      });
-    }
+    for (const config of calendars) this.add(config);
+  }
+
+  /**
+   * Serves one more calendar while serving (a registry calendar created, or
+   * moved into this replica's group); it answers PROVIDER_UNAVAILABLE until
+   * its first load, which the caller starts with `reload`.
+   */
+  add(config: CalendarConfig): void {
+    if (this.states.has(config.id)) throw new Error(`calendar ${config.id} is already served`);
+    this.states.set(config.id, {
+      view: { config, stale: false, status: { consecutiveFailures: 0 } },
+      reader: feedReader(config, this.feeds),
+      retired: [],
+      running: Promise.resolve(),
+    });
+  }
+
+  /**
+   * Takes a calendar's changed configuration at once. Readers and name
+   * change who may read it and how it is shown from this call on. A changed
+   * source or zone needs the feed read again: the answer is true, and the
+   * next load (the caller starts it with `reload`) reads the new source
+   * whole; until it is done the snapshot read before is served, and kept
+   * after it like any replaced one, so cursors on it finish.
+   */
+  replace(config: CalendarConfig): boolean {
+    const state = this.state(config.id);
+    const before = state.view.config;
+    state.view = { ...state.view, config };
+    if (sameFeed(before, config)) return false;
+    state.reader = feedReader(config, this.feeds);
+    state.readAfresh = true;
+    return true;
+  }
+
+  /**
+   * Stops serving a calendar and lets go of everything it held: its
+   * snapshots (the current one and those kept for cursors) and its load
+   * state. A load still running finishes into nothing. False when no such
+   * calendar is served.
+   */
+  remove(calendarId: string): boolean {
+    const state = this.states.get(calendarId);
+    if (state === undefined) return false;
+    state.removed = true;
+    state.retired = [];
+    state.view = { config: state.view.config, stale: false, status: { consecutiveFailures: 0 } };
+    this.states.delete(calendarId);
+    return true;
   }
 
   /** Loads every calendar once; failures leave that calendar unloaded, not the store. */
@@ -178,7 +248,7 @@ export class CalendarStore {
     const state = this.state(calendarId);
     const run = state.running.then(async () => {
       const { snapshot, version } = await build();
-      this.swapIn(state, snapshot, version, this.now());
+      if (!removed(state)) this.swapIn(state, snapshot, version, this.now());
       return snapshot;
     });
     state.running = run.catch(() => undefined);
@@ -188,8 +258,13 @@ export class CalendarStore {
   private async load(state: CalendarState): Promise<ReloadOutcome> {
     const { config } = state.view;
     const attemptAt = this.now();
+    if (state.readAfresh === true) {
+      state.readAfresh = false;
+      state.version = undefined;
+    }
     try {
       const read = await state.reader.read(state.version);
+      if (removed(state)) return { outcome: "unchanged" };
       if (!read.changed) {
         state.version = read.version ?? state.version;
         this.succeed(state, attemptAt, state.view.snapshot);
@@ -203,6 +278,7 @@ export class CalendarStore {
         feedDigest: read.version.digest,
         handOver: true,
       });
+      if (removed(state)) return { outcome: "unchanged" };
       if (snapshot.partial === true) {
         this.swapInPartial(state, snapshot, attemptAt);
         return { outcome: "loaded", snapshot };
@@ -211,10 +287,12 @@ export class CalendarStore {
       return { outcome: "loaded", snapshot };
     } catch (error) {
       const failure: LoadFailure = error instanceof FeedFailure ? error.failure : "internal";
+      if (removed(state)) return { outcome: "failed", failure };
       const httpStatus = error instanceof FeedFailure ? error.httpStatus : undefined;
       const { snapshot, status } = state.view;
       state.view = {
-        config,
+        // The configuration now, which a replace may have changed while the read ran.
+        config: state.view.config,
         snapshot,
         stale: snapshot !== undefined,
         lastFailure: failure,
