@@ -152,7 +152,7 @@ export async function findFreeSlots(
  * and reads their blocked time in one merge, in the window's order.
  */
 async function readBusy(deps: FreeBusyDeps, call: Call, ids: readonly string[], window: RequestWindow, method: string): Promise<BusyRead> {
-  const views = openCalendars(deps.access, call.principal, ids, method, call.correlationId);
+  const views = await openCalendars(deps.access, call.principal, ids, method, call.correlationId);
   const snapshots = currentSnapshots(views);
   const order = views.map((_, i) => i).sort((a, b) => (views[a].config.id < views[b].config.id ? -1 : 1));
   const read = await call.run(readBlockingSteps(deps, call, views, snapshots, order, window));

@@ -30,12 +30,23 @@ export interface CalendarConfig {
   readonly shardKey?: string;
 }
 
+/** When a person works, in their zone: the same local hours on each of `days` (MO to SU). A registry person's setting. */
+export interface WorkingHoursConfig {
+  readonly days: readonly string[];
+  /** Local "HH:MM" the day's work starts. */
+  readonly start: string;
+  /** Local "HH:MM" it ends, excluded ("24:00" is the day's end). */
+  readonly endExclusive: string;
+}
+
 export interface PrincipalConfig {
   readonly id: string;
   /** The calendar "primary" names for this principal. */
   readonly primary?: string;
   /** Recorded IANA zone preference. */
   readonly timezone?: string;
+  /** When they work; set only by the registry (docs/decisions.md, "The calendar registry"). */
+  readonly workingHours?: WorkingHoursConfig;
   /** Lower-case hex SHA-256 digests of the principal's bearer tokens. */
   readonly tokenDigests: readonly string[];
   readonly capabilities: readonly string[];

@@ -37,6 +37,7 @@ import {
   SearchEventsResponseSchema,
   TentativePolicy,
 } from "../../gen/calq/v1/calendar_service_pb.js";
+import type { CalendarsElsewhere } from "../app/calendar-access.js";
 import { callerContext } from "../app/caller-context.js";
 import type { BusyCut, BusyRead, FreeBusyDeps } from "../app/free-busy.js";
 import { findFreeSlots, queryFreeBusy } from "../app/free-busy.js";
@@ -69,6 +70,8 @@ export interface CalendarServiceDeps {
   readonly store: CalendarStore;
   /** Every configured calendar with its shard group; the store holds this replica's group only. */
   readonly shards: ShardMap;
+  /** Registry calendars of other groups (app/calendar-access.ts); absent without a registry. */
+  readonly elsewhere?: CalendarsElsewhere;
   readonly authenticator: Authenticator;
   readonly cursors: CursorCodec;
   readonly turns: Turns;
@@ -87,7 +90,7 @@ const MODE_NAMES = MatchModeSchema.values
 
 export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof CalendarService> {
   const { store, shards, authenticator, cursors, log, now, turns } = deps;
-  const access = { store, shards, log };
+  const access = { store, shards, log, elsewhere: deps.elsewhere };
   const searchDeps: SearchDeps = {
     access,
     cursors,
