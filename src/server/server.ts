@@ -8,6 +8,7 @@
  * (store/live-calendars.ts).
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
@@ -282,6 +283,8 @@ async function followRegistryOf(
 ): Promise<{ registry?: CalendarRegistry; live?: LiveCalendars }> {
   if (options.registry === undefined) return {};
   const { config } = options;
+  // The local copy's folder: the embedded engine makes its own, PostgreSQL's replicas need it too.
+  await mkdir(options.registry.folder, { recursive: true });
   const registry = await openRegistry({
     ...options.registry.settings,
     groups: config.shards?.groups,
