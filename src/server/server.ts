@@ -124,6 +124,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const { registry, live } = await followRegistryOf(options, shards, store, log, now);
   const elsewhere = live === undefined ? undefined : calendarsElsewhere(live);
+  if (live !== undefined) metrics?.followRegistry(() => live.status());
 
   const cursors = new CursorCodec(
     options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv, options.env),

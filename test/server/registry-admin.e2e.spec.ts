@@ -70,7 +70,7 @@ describe.each(REGISTRY_ENGINES)("the registry's admin API, $name engine", (engin
         ],
       },
       log: (line) => logs.push(line),
-      serve: { registry: await engine.fresh() },
+      serve: { registry: await engine.fresh(), admin: { host: "127.0.0.1", port: 0 } },
     });
     admin = new CalqGrpcClient(served.address, "token-admin");
     an = new CalqGrpcClient(served.address, "token-an");
@@ -266,7 +266,7 @@ describe.each(REGISTRY_ENGINES)("the registry's admin API, $name engine", (engin
     ]);
   });
 
-  test("status says where the replica's registry calendars come from and how far it has applied changes", async () => {
+  test("status and metrics say where the replica's registry calendars come from and how far it has applied changes", async () => {
     const { calendar } = await admin.createCalendar({ calendar: fileCalendar("counted", "team.ics", ["an"]) });
     await vi.waitFor(async () => {
       const { registry } = await admin.getCalendarStatus();
@@ -278,6 +278,10 @@ describe.each(REGISTRY_ENGINES)("the registry's admin API, $name engine", (engin
       });
       expect(registry!.changeNumber).toBeGreaterThanOrEqual(calendar!.changeNumber);
     }, WAIT);
+    const metrics = await (await fetch(`http://127.0.0.1:${served.server.adminPort}/metrics`)).text();
+    expect(metrics).toMatch(/^calq_registry_local_copy 0$/m);
+    expect(metrics).toMatch(/^calq_registry_connected 1$/m);
+    expect(Number(/^calq_registry_change_number (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(Number(calendar!.changeNumber));
   });
 
   test("the listing filters by id prefix, reader and load health, and pages with tokens bound to its filters", async () => {
