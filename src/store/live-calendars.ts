@@ -59,10 +59,55 @@ export interface LiveStatus extends FollowerStatus {
   readonly personCount: number;
 }
 
-/** How long a person looked up in another group's rows is remembered: changes there reach this replica within it. */
-const PERSON_MEMORY_MS = 1_000;
-/** People remembered at most; past it, the memory starts over. */
-const REMEMBERED_PEOPLE = 10_000;
+/** How long an answer about another group's rows is remembered: changes there reach this replica within it. */
+const MEMORY_MS = 1_000;
+/** Answers remembered at most; past it, the memory starts over. */
+const REMEMBERED = 10_000;
+
+/**
+ * Answers of the registry about rows this replica does not follow, each
+ * remembered for a second and asked once at a time: a hundred calls a
+ * second by one principal of another group cost one query a second, not a
+ * hundred (and never a queue of them in front of the writes). While an
+ * answer is asked again, the one before is given.
+ */
+class RegistryMemory<T> {
+  private readonly answers = new Map<string, { at: number; value: T | undefined; asking?: Promise<T | undefined> }>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly ask: (key: string) => Promise<T | undefined>,
+  ) {}
+
+  /** The answer for `key`: remembered, or asked; fails with the registry's error when there is no answer yet. */
+  recall(key: string): Promise<T | undefined> {
+    const known = this.answers.get(key);
+    if (known !== undefined && known.at > Number.NEGATIVE_INFINITY && (known.asking !== undefined || this.now() - known.at < MEMORY_MS)) {
+      return Promise.resolve(known.value);
+    }
+    if (known?.asking !== undefined) return known.asking;
+    if (this.answers.size >= REMEMBERED) this.answers.clear();
+    const asking = this.ask(key).then(
+      (value) => {
+        this.answers.set(key, { at: this.now(), value });
+        return value;
+      },
+      (error: unknown) => {
+        if (known === undefined) this.answers.delete(key);
+        else this.answers.set(key, known);
+        if (known === undefined || !isRegistryFailure(error, "UNAVAILABLE")) throw error;
+        return known.value;
+      },
+    );
+    this.answers.set(key, { at: known?.at ?? Number.NEGATIVE_INFINITY, value: known?.value, asking });
+    return asking;
+  }
+
+  /** Forgets `key`, so the next recall asks (this replica heard it changed). */
+  forget(key: string): void {
+    this.answers.delete(key);
+  }
+}
 
 /**
  * Starts following this replica's group and serving its registry calendars.
@@ -84,12 +129,16 @@ export class LiveCalendars {
   private readonly configIds: ReadonlySet<string>;
   /** Set once the rows loaded at start are served: from then on each change is applied as it comes. */
   private live = false;
-  private readonly people = new Map<string, { readonly at: number; readonly person: PersonRecord | undefined }>();
   private readonly now: () => number;
+  /** People and calendars of other groups, as the registry last answered. */
+  private readonly otherPeople: RegistryMemory<PersonRecord>;
+  private readonly otherCalendars: RegistryMemory<CalendarRecord>;
 
   constructor(private readonly options: LiveCalendarsOptions) {
     this.configIds = new Set(options.shards.calendars().map((calendar) => calendar.id));
     this.now = options.now ?? Date.now;
+    this.otherPeople = new RegistryMemory(this.now, (principalId) => options.registry.getPerson(principalId));
+    this.otherCalendars = new RegistryMemory(this.now, (calendarId) => options.registry.getCalendar(calendarId));
   }
 
   /** The replica's group: its shard group, or undefined when the deployment is not split. */
@@ -166,29 +215,25 @@ export class LiveCalendars {
   async personOf(principalId: string): Promise<PersonRecord | undefined> {
     const local = this.follower?.people().get(principalId);
     if (local !== undefined || !this.options.shards.sharded) return local;
-    const remembered = this.people.get(principalId);
-    if (remembered !== undefined && this.now() - remembered.at < PERSON_MEMORY_MS) return remembered.person;
-    let person: PersonRecord | undefined;
     try {
-      person = await this.options.registry.getPerson(principalId);
+      return await this.otherPeople.recall(principalId);
     } catch (error) {
+      // Without the registry, calq.yaml's settings apply: a call is never refused for want of them.
       if (!isRegistryFailure(error, "UNAVAILABLE")) throw error;
-      return remembered?.person;
+      return undefined;
     }
-    if (this.people.size >= REMEMBERED_PEOPLE) this.people.clear();
-    this.people.set(principalId, { at: this.now(), person });
-    return person;
   }
 
   /**
    * A registry calendar this replica does not hold, looked up in the
-   * registry: one of another group, with the group it was placed in.
-   * Undefined when there is none, or when this replica holds every row (not
-   * split into groups). Fails with the registry's UNAVAILABLE.
+   * registry: one of another group, with the group it was placed in
+   * (remembered for a second, as people are). Undefined when there is none,
+   * or when this replica holds every row (not split into groups). Fails
+   * with the registry's UNAVAILABLE.
    */
   async lookUp(calendarId: string): Promise<RegistryPlacement | undefined> {
     if (!this.options.shards.sharded || this.configIds.has(calendarId)) return undefined;
-    const record = await this.options.registry.getCalendar(calendarId);
+    const record = await this.otherCalendars.recall(calendarId);
     if (record === undefined) return undefined;
     return {
       calendar: { id: record.id, name: record.name === "" ? record.id : record.name, readers: record.readers, shardKey: record.shardKey },
@@ -211,7 +256,7 @@ export class LiveCalendars {
         this.withdraw(event.calendar.id, "removed from the registry or moved to another group");
         break;
       case "person-set":
-        this.people.delete(event.person.principalId);
+        this.otherPeople.forget(event.person.principalId);
         break;
       default:
         assertNever(event, "follower event");
@@ -231,6 +276,7 @@ export class LiveCalendars {
       this.withdraw(record.id, config);
       return;
     }
+    this.otherCalendars.forget(record.id);
     shards.place(config, record.shardGroup);
     const served = store.view(record.id) !== undefined;
     let reread = true;
