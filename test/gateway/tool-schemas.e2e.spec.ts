@@ -162,6 +162,7 @@ describe("tools generated from the proto descriptors", () => {
       ...SEARCH_REASON_CODES.filter((code) => !guarded.has(code)),
       "invalid_text_query",
       "work_budget_exhausted",
+      "calendar_removed",
       "unauthenticated",
       "internal",
       ...everyGatewayCode(),
@@ -186,7 +187,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(27);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(35);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",
