@@ -293,6 +293,7 @@ describe.each(REGISTRY_ENGINES)("the registry's admin API, $name engine", (engin
     ] as const) {
       await admin.createCalendar({ calendar: fileCalendar(id, file, [...readers]) });
     }
+    await vi.waitFor(async () => expect(await summaries(an, "list-a")).toEqual(["Team sync"]), WAIT);
     await vi.waitFor(async () => expect(await summaries(binh, "list-b")).toEqual(["B"]), WAIT);
     await vi.waitFor(() => expect(served.server.store.view("list-c")?.status.lastFailure).toBeDefined(), WAIT);
 
