@@ -26,6 +26,11 @@ COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/bin/calq.mjs ./bin/calq.mjs
 COPY --from=build /src/dist ./dist
+# The calendar registry's folder (the embedded registry, or a replica's local copy of its group's rows):
+# writable, and apart from /data, which is often mounted read-only. Mount a volume there to keep it.
+ENV CALQ_REGISTRY_FOLDER=/var/lib/calq/registry
+RUN mkdir -p /var/lib/calq/registry && chown node:node /var/lib/calq/registry
+VOLUME /var/lib/calq/registry
 # The image's own unprivileged user (uid 1000 in the node images).
 USER node
 EXPOSE 50051

@@ -457,7 +457,7 @@ process.stdout.write(freeBusyResults);
 const changeTokens = new ChangeTokenCodec([{ id: "bench", secret: new Uint8Array(32).fill(7) }]);
 const changesDeps = { access: freeBusyDeps.access, tokens: changeTokens };
 const tokenCall = callOf({ principal: people.principal }, turns);
-const { changeToken } = listChanges(changesDeps, tokenCall, {
+const { changeToken } = await listChanges(changesDeps, tokenCall, {
   calendarIds: people.calendarIds,
   changeToken: "",
   pageSize: 100,
@@ -482,7 +482,7 @@ const changesTimes: number[] = [];
 let changesListed = 0;
 for (let i = 0; i < 550; i++) {
   const t0 = performance.now();
-  const page = listChanges(changesDeps, callOf({ principal: people.principal }, turns), {
+  const page = await listChanges(changesDeps, callOf({ principal: people.principal }, turns), {
     calendarIds: people.calendarIds,
     changeToken,
     pageSize: 100,

@@ -24,6 +24,8 @@ export class CalqError extends Error {
     readonly field?: string,
     /** Facts the caller can act on, e.g. the two candidate instants of a fold. */
     readonly metadata: Readonly<Record<string, string>> = {},
+    /** Every field at fault with why, when a request is refused whole for several (a registry spec); each becomes a BadRequest violation. */
+    readonly violations: readonly { readonly field: string; readonly description: string }[] = [],
   ) {
     super(message);
     this.name = "CalqError";

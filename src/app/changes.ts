@@ -49,8 +49,8 @@ export interface ChangesPage {
 }
 
 /** Opens the calendars (in id order) and the binding their tokens carry. */
-function opened(deps: ChangesDeps, call: Call, calendarIds: readonly string[], method: string) {
-  const views = openCalendars(deps.access, call.principal, calendarIds, method, call.correlationId).sort((a, b) =>
+async function opened(deps: ChangesDeps, call: Call, calendarIds: readonly string[], method: string) {
+  const views = (await openCalendars(deps.access, call.principal, calendarIds, method, call.correlationId)).sort((a, b) =>
     a.config.id < b.config.id ? -1 : 1,
   );
   const binding: ChangeBinding = { principalId: call.principal.id, calendarIds: views.map((view) => view.config.id) };
@@ -58,8 +58,8 @@ function opened(deps: ChangesDeps, call: Call, calendarIds: readonly string[], m
 }
 
 /** ListChanges: a first call's token, or a page of what changed since one. */
-export function listChanges(deps: ChangesDeps, call: Call, args: ChangesArguments): ChangesPage {
-  const { views, binding } = opened(deps, call, args.calendarIds, "ListChanges");
+export async function listChanges(deps: ChangesDeps, call: Call, args: ChangesArguments): Promise<ChangesPage> {
+  const { views, binding } = await opened(deps, call, args.calendarIds, "ListChanges");
   const { store } = deps.access;
   const current = currentSnapshots(views);
   const at = (snapshotIds: readonly string[]) =>
@@ -197,7 +197,7 @@ export async function* watchChanges(
   calendarIds: readonly string[],
   left: AbortSignal,
 ): AsyncGenerator<ChangeNotice> {
-  const views = openCalendars(deps.access, call.principal, calendarIds, "WatchChanges", call.correlationId);
+  const views = await openCalendars(deps.access, call.principal, calendarIds, "WatchChanges", call.correlationId);
   const current = currentSnapshots(views);
   const release = deps.places.take(call.principal.id);
   const { store } = deps.access;

@@ -16,13 +16,15 @@ import { ingestFeed } from "../ingest/ingest.js";
 import type { Snapshot } from "../ingest/snapshot.js";
 import type { Logger } from "../log.js";
 import type { CalendarStore, CalendarView, ReloadOutcome } from "../store/calendar-store.js";
-import { inOtherShardGroup } from "./calendar-access.js";
+import { type CalendarsElsewhere, findCalendar, inOtherShardGroup } from "./calendar-access.js";
 import type { Call } from "./call.js";
 
 export interface FeedAdminDeps {
   readonly store: CalendarStore;
   /** Every configured calendar with its shard group; the store holds this replica's group only. */
   readonly shards: ShardMap;
+  /** Registry calendars of other groups (calendar-access.ts); absent without a registry. */
+  readonly elsewhere?: CalendarsElsewhere;
   readonly feeds: FeedLimits;
   readonly limits: (now: number) => ExpansionLimits;
   readonly log: Logger;
@@ -51,18 +53,18 @@ export function requireAdmin(call: Call): void {
 }
 
 /** This replica's view of a calendar; an admin may learn that a calendar of another group exists, and where. */
-function calendar(deps: FeedAdminDeps, calendarId: string): CalendarView {
+async function calendar(deps: FeedAdminDeps, calendarId: string): Promise<CalendarView> {
   const view = calendarId === "" ? undefined : deps.store.view(calendarId);
   if (view !== undefined) return view;
-  const elsewhere = calendarId === "" ? undefined : deps.shards.calendar(calendarId);
-  if (elsewhere !== undefined) throw inOtherShardGroup(deps.shards, elsewhere);
+  const elsewhere = calendarId === "" ? undefined : await findCalendar(deps, calendarId);
+  if (elsewhere !== undefined) throw inOtherShardGroup(deps.shards, elsewhere.calendar, elsewhere.group);
   throw new CalqError("CALENDAR_NOT_FOUND", "no calendar has this id", "calendar_id");
 }
 
 /** The state of one calendar's feed, or of every calendar this replica serves ("" for all), in id order. */
-export function calendarStatus(deps: FeedAdminDeps, call: Call, calendarId: string): CalendarView[] {
+export async function calendarStatus(deps: FeedAdminDeps, call: Call, calendarId: string): Promise<CalendarView[]> {
   requireAdmin(call);
-  const views = calendarId === "" ? deps.store.views() : [calendar(deps, calendarId)];
+  const views = calendarId === "" ? deps.store.views() : [await calendar(deps, calendarId)];
   return views.sort((a, b) => (a.config.id < b.config.id ? -1 : 1));
 }
 
@@ -73,7 +75,7 @@ export async function reloadCalendar(
   calendarId: string,
 ): Promise<{ outcome: ReloadOutcome["outcome"]; view: CalendarView }> {
   requireAdmin(call);
-  const { config } = calendar(deps, calendarId);
+  const { config } = await calendar(deps, calendarId);
   const { outcome } = await deps.store.reload(config.id);
   return { outcome, view: deps.store.view(config.id)! };
 }
@@ -93,7 +95,7 @@ export async function importCalendar(
 ): Promise<CalendarView> {
   requireAdmin(call);
   const { feeds, store } = deps;
-  const { config } = calendar(deps, calendarId);
+  const { config } = await calendar(deps, calendarId);
   if (config.source.kind !== "file") {
     throw new CalqError("NOT_FILE_BACKED", "this calendar is read from a URL; change the feed at its origin");
   }

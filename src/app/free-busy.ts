@@ -161,7 +161,7 @@ export async function readBusy(
   window: RequestWindow,
   method: string,
 ): Promise<BusyRead> {
-  const views = openCalendars(deps.access, call.principal, ids, method, call.correlationId, "busy");
+  const views = await openCalendars(deps.access, call.principal, ids, method, call.correlationId, "busy");
   const snapshots = currentSnapshots(views);
   const order = views.map((_, i) => i).sort((a, b) => (views[a].config.id < views[b].config.id ? -1 : 1));
   const read = await call.run(readBlockingSteps(deps, call, views, snapshots, order, window));

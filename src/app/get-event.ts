@@ -41,7 +41,7 @@ export interface EventFound {
 /** The occurrence `eventId` names in the calendar, for `call`'s caller. */
 export async function getEvent(deps: GetEventDeps, call: Call, args: GetEventArguments): Promise<EventFound> {
   const zone = args.timezone === "" ? undefined : requestZone(args.timezone);
-  const view = openCalendar(deps.access, call.principal, args.calendarId, "GetEvent", call.correlationId);
+  const view = await openCalendar(deps.access, call.principal, args.calendarId, "GetEvent", call.correlationId);
   const [snapshot] = currentSnapshots([view]);
   const found = await call.run(
     findOccurrenceSteps(snapshot, args.eventId, { work: deps.workBudget, interrupted: () => call.interrupted() }),

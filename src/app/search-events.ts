@@ -20,6 +20,7 @@ import type { RequestWindow } from "../time/request-window.js";
 import { requiredMode, textQueryWords, type WindowArguments, windowOf } from "./arguments.js";
 import { type CalendarAccess, mayRead, openCalendar, openCalendars } from "./calendar-access.js";
 import type { Call } from "./call.js";
+import { refuseRemoved } from "./removed-calendars.js";
 import { currentSnapshots, cursorSnapshots, type SnapshotOrigin, snapshotIdsOf } from "./snapshots.js";
 
 export interface SearchDeps {
@@ -87,9 +88,10 @@ export interface SearchResult {
 export function searchEvents(deps: SearchDeps, call: Call, calendarId: string, args: SearchArguments): Promise<SearchResult> {
   return search(deps, call, args, {
     across: false,
-    open: () => [openCalendar(deps.access, call.principal, calendarId, "SearchEvents", call.correlationId)],
+    open: async () => [await openCalendar(deps.access, call.principal, calendarId, "SearchEvents", call.correlationId)],
     // The calendar as sent, "primary" included: a cursor of "primary" follows whichever calendar it names.
     bindingId: () => calendarId,
+    named: () => [calendarId === "primary" ? call.principal.primary : calendarId],
   });
 }
 
@@ -102,13 +104,14 @@ export function searchEventsAcrossCalendars(
 ): Promise<SearchResult> {
   return search(deps, call, args, {
     across: true,
-    open: () =>
-      openCalendars(deps.access, call.principal, calendarIds, "SearchEventsAcrossCalendars", call.correlationId).sort((a, b) =>
+    open: async () =>
+      (await openCalendars(deps.access, call.principal, calendarIds, "SearchEventsAcrossCalendars", call.correlationId)).sort((a, b) =>
         a.config.id < b.config.id ? -1 : 1,
       ),
     // The set, in id order: the same calendars in another order continue the search. The space keeps
     // it apart from any one calendar's id, so a SearchEvents cursor never continues a search across calendars.
-    bindingId: (views) => ["across", ...views.map((view) => view.config.id)].join(" "),
+    bindingId: (ids) => ["across", ...ids].join(" "),
+    named: () => calendarIds.map((id) => (id === "primary" ? call.principal.primary : id)).sort(),
   });
 }
 
@@ -116,9 +119,11 @@ interface Calendars {
   /** True for a search across calendars, whose order and positions name each calendar. */
   readonly across: boolean;
   /** Opens the calendars the request names (after the arguments are checked), in the order the page merges them. */
-  open(): CalendarView[];
-  /** What the cursor binds as the calendars searched. */
-  bindingId(views: readonly CalendarView[]): string;
+  open(): Promise<CalendarView[]>;
+  /** What the cursor binds as the calendars searched, given their ids in the order of the merge. */
+  bindingId(ids: readonly string[]): string;
+  /** The calendar ids the request names, "primary" resolved, in the order of the merge. */
+  named(): (string | undefined)[];
 }
 
 async function search(deps: SearchDeps, call: Call, args: SearchArguments, calendars: Calendars): Promise<SearchResult> {
@@ -128,18 +133,22 @@ async function search(deps: SearchDeps, call: Call, args: SearchArguments, calen
   const words = textQueryWords(args.textQuery);
   const filter = filterOf(args.filter, call.principal.emails ?? []);
   const window = windowOf(args, deps.maxWindowMs);
-  const views = calendars.open();
-  const withhold = views.map((view) => mayRead(call.principal, view.config) === "read_any");
-  const binding: CursorBinding = {
+  const bindingOf = (ids: readonly string[]): CursorBinding => ({
     principalId: call.principal.id,
-    calendarId: calendars.bindingId(views),
+    calendarId: calendars.bindingId(ids),
     start: window.start,
     endExclusive: window.endExclusive,
     timezone: window.timezone,
     mode,
     words,
     filter: filterBinding(filter),
-  };
+  });
+  const views = await calendars.open().catch((refusal: unknown) =>
+    // A cursor of a calendar deleted while it paged is told so, once the cursor proves it was this caller's.
+    args.cursor === "" ? Promise.reject(refusal) : refuseRemoved(access, cursors, args.cursor, calendars.named(), bindingOf, refusal),
+  );
+  const withhold = views.map((view) => mayRead(call.principal, view.config) === "read_any");
+  const binding = bindingOf(views.map((view) => view.config.id));
 
   let snapshots: Snapshot[];
   let searchStartedAt = deps.now();

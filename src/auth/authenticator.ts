@@ -14,11 +14,16 @@
  *
  * Principals of calq.yaml hold calendar.read implicitly; a JWT needs the
  * calendar.read scope to read even the calendars that list it as reader.
+ *
+ * Whoever the caller is, a registry person of that id lends their primary
+ * calendar, zone and working hours, over calq.yaml's (docs/decisions.md,
+ * "The calendar registry"); credentials and capabilities stay calq.yaml's
+ * and the token's.
  */
 import type { HandlerContext } from "@connectrpc/connect";
 import { CalqError } from "../calq-error.js";
 import { KNOWN_CAPABILITIES, READ } from "../config/capabilities.js";
-import type { CalqConfig, PrincipalConfig } from "../config/config-model.js";
+import type { CalqConfig, PersonSettings, PrincipalConfig } from "../config/config-model.js";
 import { sha256Hex } from "../config/secret.js";
 import type { Logger } from "../log.js";
 import { bearerToken } from "../net/bearer.js";
@@ -28,9 +33,13 @@ import { PEER_CERTIFICATE, type PeerCertificate } from "./peer-certificate.js";
 /** The authenticated caller: a principal of calq.yaml, or one named by a verified token. */
 export type Principal = PrincipalConfig;
 
+export type { PersonSettings } from "../config/config-model.js";
+
 export interface AuthenticatorOptions {
   /** Verifies bearer JWTs; static tokens only when absent. */
   readonly jwt?: JwtVerifier;
+  /** The registry's people: settings that take precedence over calq.yaml's for the principal of that id. */
+  readonly people?: (principalId: string) => Promise<PersonSettings | undefined>;
   /** Take the principal from a verified client certificate's subject CN. */
   readonly principalFromCertificate?: boolean;
   readonly log?: Logger;
@@ -69,6 +78,20 @@ export class Authenticator {
   }
 
   private async identify(authorization: string | null, peer: PeerCertificate | undefined): Promise<Principal> {
+    const principal = await this.credentialsOf(authorization, peer);
+    const person = await this.options.people?.(principal.id);
+    if (person === undefined) return principal;
+    return {
+      ...principal,
+      primary: person.primary ?? principal.primary,
+      timezone: person.timezone ?? principal.timezone,
+      workingHours: person.workingHours ?? principal.workingHours,
+      weekStart: person.weekStart ?? principal.weekStart,
+      emails: person.emails ?? principal.emails,
+    };
+  }
+
+  private async credentialsOf(authorization: string | null, peer: PeerCertificate | undefined): Promise<Principal> {
     if (authorization === null && this.options.principalFromCertificate) {
       const subject = peer?.subjectCommonName;
       const principal = subject === undefined ? undefined : this.byId.get(subject);

@@ -162,15 +162,15 @@ export function wholeNumber(text: string, flag: string): number {
   return value;
 }
 
-/** "09:00-17:00" as the request's working_hours_start and working_hours_end. */
-function workingHours(text: string): { start: string; end: string } {
+/** "09:00-17:00" as the request's working_hours_start and working_hours_end (calq people set reads it too). */
+export function workingHours(text: string): { start: string; end: string } {
   const span = /^(\d{2}:\d{2})-(\d{2}:\d{2})$/.exec(text);
   if (span === null) throw new UsageError(`--working-hours must be local FROM-TO in 24-hour time, as 09:00-17:00, not "${text}"`);
   return { start: span[1], end: span[2] };
 }
 
-/** "1-5", "1,3,5" or "1-3,6" as ISO weekdays (1 Monday to 7 Sunday), each once. */
-function workingDays(text: string): number[] {
+/** "1-5", "1,3,5" or "1-3,6" as ISO weekdays (1 Monday to 7 Sunday), each once (calq people set reads it too). */
+export function workingDays(text: string): number[] {
   const days: number[] = [];
   for (const part of text.split(",")) {
     const range = /^([1-7])(?:-([1-7]))?$/.exec(part.trim());

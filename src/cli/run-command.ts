@@ -7,6 +7,8 @@
  *   calq busy | calq slots ...          (free-busy-command.ts)
  *   calq meet --required ID ...         (meet-command.ts)
  *   calq check FILE.ics [--timezone Z]  (check-command.ts)
+ *   calq calendars add|update|rm|ls     (registry-command.ts)
+ *   calq people set PRINCIPAL           (registry-command.ts)
  *   calq tools | calq mcp               (gateway/cli.ts)
  *
  * Only the command that runs is loaded: `calq help` and `calq CMD --help`
@@ -18,7 +20,17 @@
  */
 
 import type { Environment } from "../config/calq-config.js";
-import { BUSY_USAGE, CHECK_USAGE, GATEWAY_USAGE, MEET_USAGE, SEARCH_USAGE, SERVE_USAGE, SLOTS_USAGE } from "./usage.js";
+import {
+  BUSY_USAGE,
+  CALENDARS_USAGE,
+  CHECK_USAGE,
+  GATEWAY_USAGE,
+  MEET_USAGE,
+  PEOPLE_USAGE,
+  SEARCH_USAGE,
+  SERVE_USAGE,
+  SLOTS_USAGE,
+} from "./usage.js";
 import { UsageError } from "./usage-error.js";
 
 /** What a command does when it finishes: an exit status, or keep running (a server). */
@@ -61,6 +73,14 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: async (argv, env, { out, err }) => (await import("./meet-command.js")).meet(argv, env, out, err),
   },
   check: { usage: CHECK_USAGE, run: async (argv, env) => (await import("./check-command.js")).check(argv, env) },
+  calendars: {
+    usage: CALENDARS_USAGE,
+    run: async (argv, env, { out, err }) => (await import("./registry-command.js")).calendars(argv, env, out, err),
+  },
+  people: {
+    usage: PEOPLE_USAGE,
+    run: async (argv, env, { out, err }) => (await import("./registry-command.js")).people(argv, env, out, err),
+  },
   tools: {
     usage: GATEWAY_USAGE,
     run: async (argv) => {
@@ -77,7 +97,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
 };
 
-const MANUAL = [SERVE_USAGE, SEARCH_USAGE, BUSY_USAGE, SLOTS_USAGE, CHECK_USAGE, GATEWAY_USAGE].join("\n\n");
+const MANUAL = [SERVE_USAGE, SEARCH_USAGE, BUSY_USAGE, SLOTS_USAGE, CHECK_USAGE, CALENDARS_USAGE, PEOPLE_USAGE, GATEWAY_USAGE].join("\n\n");
 
 /** After an unknown command: what the commands are, not every option of each. */
 const SUMMARY = `usage: calq ${Object.keys(COMMANDS).join("|")} ...   (calq help shows every option)`;

@@ -2,17 +2,20 @@
  * `calq serve`: reads the data folder and the serve settings (calq.yaml,
  * then CALQ_* variables, then flags), serves until SIGTERM or SIGINT, then
  * drains: health goes NOT_SERVING, calls in flight get the grace period to
- * finish, and the process exits 0. SIGHUP reloads every calendar.
+ * finish, and the process exits 0. SIGHUP reloads every calendar. The
+ * calendar registry is always opened: embedded in the registry folder
+ * (DATA/registry) by default, or PostgreSQL at the URL its variable holds.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import YAML from "yaml";
 import { directoryConfig, type Environment, parseConfig, readConfigDocument } from "../config/calq-config.js";
-import type { CalqConfig } from "../config/config-model.js";
-import { printableConfig, resolveServeSettings, SETTING_FLAGS } from "../config/server-config.js";
+import { type CalqConfig, ConfigError } from "../config/config-model.js";
+import { printableConfig, type RegistryServeSettings, resolveServeSettings, SETTING_FLAGS } from "../config/server-config.js";
+import { assertNever } from "../exhaustive.js";
 import { pinoLogger } from "../logging/logger.js";
-import { type RunningServer, startServer } from "../server/server.js";
+import { type RunningServer, type ServerRegistry, startServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
 
 /** Runs `calq serve ARGS`; resolves once serving (signals end the process), or after --print-config. */
@@ -71,6 +74,7 @@ export async function serve(argv: string[], env: Environment, cwd: string): Prom
     log,
     // Kept beside the calendars: what CalDAV sources need to read on incrementally after a restart.
     stateFolder: join(values.data, ".calq-state"),
+    registry: registryOf(settings.registry, values.data, env, settings.shardGroup),
     onListening: (opened) => {
       listening = opened;
       const shown = opened.host.includes(":") ? `[${opened.host}]` : opened.host;
@@ -91,6 +95,34 @@ export async function serve(argv: string[], env: Environment, cwd: string): Prom
   process.on("SIGHUP", () => {
     for (const { config: calendar } of server.store.views()) void server.store.reload(calendar.id);
   });
+}
+
+/** The registry the settings name; its PostgreSQL URL is read from the variable they name, never from calq.yaml. */
+function registryOf(settings: RegistryServeSettings, data: string, env: Environment, group: string | undefined): ServerRegistry {
+  const folder = settings.folder ?? join(data, "registry");
+  switch (settings.engine) {
+    case "embedded":
+      return { settings: { engine: "embedded", folder }, folder };
+    case "postgresql": {
+      const url = env[settings.urlEnv];
+      if (url === undefined || url === "" || !URL.canParse(url)) {
+        throw new ConfigError(
+          `the registry's engine is postgresql, but ${settings.urlEnv} (the variable registry.url_env names) holds no URL: set it to postgres://USER:PASSWORD@HOST:PORT/DATABASE, from a Secret`,
+        );
+      }
+      return {
+        settings: {
+          engine: "postgresql",
+          connectionString: url,
+          poolSize: settings.poolSize,
+          applicationName: group === undefined ? "calq" : `calq ${group}`,
+        },
+        folder,
+      };
+    }
+    default:
+      return assertNever(settings.engine, "registry engine");
+  }
 }
 
 /** A folder served without calq.yaml, written the way calq.yaml would say it. */

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { type CallOptions, type Client, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
 import type { Environment } from "../config/calq-config.js";
 import { shardRouting } from "../rpc/shard-routing.js";
@@ -46,6 +47,24 @@ export function serviceClient(values: ConnectionValues): ServiceClient {
   });
   const headers = values.token === undefined ? undefined : { authorization: `Bearer ${values.token}` };
   return { client: createClient(CalendarService, transport), callOptions: { headers, timeoutMs: 30_000 } };
+}
+
+/** A client of the admin service (`calq calendars`, `calq people`) and the options each call sends. */
+export interface AdminClient {
+  readonly client: Client<typeof CalendarAdminService>;
+  readonly callOptions: CallOptions;
+}
+
+/** Connects to the admin service as serviceClient connects to the search service; any replica takes a registry change. */
+export function adminClient(values: ConnectionValues): AdminClient {
+  const ca = values["tls-ca"];
+  const transport = createGrpcTransport({
+    baseUrl: `${ca === undefined ? "http" : "https"}://${values.address}`,
+    nodeOptions: ca === undefined ? undefined : { ca: readFileSync(ca) },
+    interceptors: [shardRouting()],
+  });
+  const headers = values.token === undefined ? undefined : { authorization: `Bearer ${values.token}` };
+  return { client: createClient(CalendarAdminService, transport), callOptions: { headers, timeoutMs: 30_000 } };
 }
 
 /** "calq: REASON: what to do", with the refusal's facts (e.g. both instants of a repeated hour). */

@@ -6,6 +6,7 @@
  * reads their bounds from the contract's descriptors.
  */
 import { settingsHelp } from "../config/server-config.js";
+import { REGISTRY_FLAGS as R } from "./registry-flags.js";
 import { CONNECTION_FLAGS, FLAGS, flagLines } from "./request-flags.js";
 
 /** The usage text of `calq serve`; the settings part comes from the settings table itself. */
@@ -80,6 +81,41 @@ ${flagLines([
   FLAGS.json,
   ...CONNECTION_FLAGS,
 ])}`;
+
+/** The usage text of `calq calendars`: the registry's calendars over the admin API (calendar.admin). */
+export const CALENDARS_USAGE = `usage: calq calendars add ID (--file PATH | --url URL [--header NAME=VAR ...] | --caldav URL --credential-env VAR) [options]
+       calq calendars update ID [options: each one given replaces that field, the others are kept]
+       calq calendars rm ID [--etag E]
+       calq calendars ls [--prefix P] [--reader ID] [--group G] [--health H] [options]
+
+${flagLines([
+  R.file,
+  R.url,
+  R.header,
+  R.caldav,
+  R.credentialEnv,
+  R.name,
+  R.timezone,
+  R.refresh,
+  R.reader,
+  R.freeBusyReader,
+  R.shardKey,
+  R.updateEtag,
+  R.prefix,
+  R.listReader,
+  R.group,
+  R.health,
+  R.pageSize,
+  R.pageToken,
+  R.all,
+  R.json,
+  ...CONNECTION_FLAGS,
+])}`;
+
+/** The usage text of `calq people`: people's settings in the registry over the admin API (calendar.admin). */
+export const PEOPLE_USAGE = `usage: calq people set PRINCIPAL [options: the settings are replaced whole]
+
+${flagLines([R.primary, R.personTimezone, R.workingHours, R.workingDays, R.weekStart, R.email, R.etag, R.json, ...CONNECTION_FLAGS])}`;
 
 /** The usage text of `calq check`. */
 export const CHECK_USAGE = `usage: calq check FILE.ics [--timezone ZONE] [--config calq.yaml]

@@ -43,6 +43,7 @@ export interface CalendarConfig {
   readonly shardKey?: string;
 }
 
+/** When a person works, in their zone: the same local hours on each of `days` (MO to SU). A registry person's setting. */
 export interface PrincipalConfig {
   readonly id: string;
   /** The calendar "primary" names for this principal. */
@@ -59,6 +60,9 @@ export interface PrincipalConfig {
   /** Their e-mail addresses, lower-cased: how a search finds their own answer (PARTSTAT) to an event. */
   readonly emails?: readonly string[];
 }
+
+/** A person's settings in the registry, applied to calls authenticated as them: each one given replaces calq.yaml's. */
+export type PersonSettings = Pick<PrincipalConfig, "primary" | "timezone" | "workingHours" | "weekStart" | "emails">;
 
 /** The same local working hours on each listed weekday, as the registry's people and calq.yaml's principals write them. */
 export interface WeeklyHours {

@@ -17,6 +17,7 @@
  *   tls:    { cert_file, key_file, client_ca_file, principal_from_certificate }
  *   admin:  { host, port }
  *   shards: { group }   (shards.groups, the list, is read by calq-config.ts)
+ *   registry: { engine, url_env, folder, pool_size }
  *   auth:   { jwt: { issuer, audience, jwks_file, hs256_secret_env, clock_skew_seconds } }
  */
 import { isAbsolute, resolve } from "node:path";
@@ -76,6 +77,26 @@ export interface ServeSettings {
   readonly jwt?: JwtSettings;
   /** The shard group this replica serves (calq.yaml `shards.groups` lists them); undefined when not split. */
   readonly shardGroup?: string;
+  /** Where the calendar registry lives (docs/operating.md, "The calendar registry"). */
+  readonly registry: RegistryServeSettings;
+}
+
+/** The engines the registry can live in (src/registry's REGISTRY_ENGINES, spelled here for the settings, which may not import it). */
+export const REGISTRY_ENGINE_NAMES = ["embedded", "postgresql"] as const;
+
+/**
+ * Where the calendar registry lives. Its PostgreSQL URL is never a setting:
+ * it holds a password, so it is read from the variable `urlEnv` names (a
+ * Kubernetes Secret), never from calq.yaml.
+ */
+export interface RegistryServeSettings {
+  readonly engine: (typeof REGISTRY_ENGINE_NAMES)[number];
+  /** The environment variable holding the PostgreSQL URL. */
+  readonly urlEnv: string;
+  /** The folder of the embedded journal and of this replica's local copy; undefined: DATA/registry. */
+  readonly folder?: string;
+  /** PostgreSQL connections for reads and writes (the change feed holds one more). */
+  readonly poolSize: number;
 }
 
 /**
@@ -330,6 +351,41 @@ export const SOURCES = {
     help: "address of the metrics port",
     default: "127.0.0.1",
   },
+  registryEngine: {
+    yaml: ["registry", "engine"],
+    type: "string",
+    env: "CALQ_REGISTRY_ENGINE",
+    flag: "registry-engine",
+    value: "E",
+    help: "where the calendar registry lives: embedded (a journal in the registry folder, for one server) or postgresql (for a fleet)",
+    default: "embedded",
+  },
+  registryUrlEnv: {
+    yaml: ["registry", "url_env"],
+    type: "string",
+    env: "CALQ_REGISTRY_URL_ENV",
+    flag: "registry-url-env",
+    value: "VAR",
+    help: "the environment variable holding the PostgreSQL URL (from a Secret; the URL itself is never a setting)",
+    default: "CALQ_REGISTRY_URL",
+  },
+  registryFolder: {
+    yaml: ["registry", "folder"],
+    type: "string",
+    env: "CALQ_REGISTRY_FOLDER",
+    flag: "registry-folder",
+    value: "DIR",
+    help: "folder of the embedded registry and of this replica's local copy of its group's rows (default DATA/registry)",
+  },
+  registryPoolSize: {
+    yaml: ["registry", "pool_size"],
+    type: "integer",
+    env: "CALQ_REGISTRY_POOL_SIZE",
+    flag: "registry-pool-size",
+    value: "N",
+    help: "PostgreSQL connections for the registry's reads and writes; its change feed holds one more",
+    default: 4,
+  },
   adminPort: {
     yaml: ["admin", "port"],
     type: "integer",
@@ -445,6 +501,12 @@ export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
   }
   if (principalFromCertificate && clientCaFile === undefined) throw new ConfigError("tls: principal_from_certificate needs client_ca_file");
   const adminPort = read("adminPort") === undefined ? undefined : number("adminPort", 0, isPort, "a port number");
+  const registryEngine = text("registryEngine") ?? SOURCES.registryEngine.default;
+  const engine = REGISTRY_ENGINE_NAMES.find((name) => name === registryEngine);
+  if (engine === undefined) throw new ConfigError(`${read("registryEngine")!.where}: expected ${REGISTRY_ENGINE_NAMES.join(" or ")}`);
+  const urlEnv = text("registryUrlEnv") ?? SOURCES.registryUrlEnv.default;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(urlEnv))
+    throw new ConfigError(`${read("registryUrlEnv")!.where}: expected an environment variable name`);
 
   return {
     host: text("host") ?? SOURCES.host.default,
@@ -486,6 +548,12 @@ export function resolveServeSettings(inputs: SettingInputs): ServeSettings {
     logLevel: logLevel as LogLevel,
     jwt: parseJwt(root.auth, inputs.baseDirectory),
     shardGroup: text("shardGroup"),
+    registry: {
+      engine,
+      urlEnv,
+      folder: path("registryFolder"),
+      poolSize: number("registryPoolSize", SOURCES.registryPoolSize.default, isPositiveInteger, "a positive integer"),
+    },
   };
 }
 
@@ -536,7 +604,17 @@ const SECRET_KEY = /(^|_)(tokens?|secrets?|passwords?)$/i;
  * and every credential redacted.
  */
 export function printableConfig(document: Record<string, unknown>, settings: ServeSettings): Record<string, unknown> {
-  const { server: _server, tls: _tls, admin: _admin, auth: _auth, connections: _connections, health: _health, shards, ...rest } = document;
+  const {
+    server: _server,
+    tls: _tls,
+    admin: _admin,
+    auth: _auth,
+    connections: _connections,
+    health: _health,
+    registry: _registry,
+    shards,
+    ...rest
+  } = document;
   const { tls, admin, jwt } = settings;
   const groups = isRecord(shards) ? shards.groups : undefined;
   return {
@@ -572,6 +650,12 @@ export function printableConfig(document: Record<string, unknown>, settings: Ser
       principal_from_certificate: tls.principalFromCertificate,
     },
     admin: admin && { host: admin.host, port: admin.port },
+    registry: {
+      engine: settings.registry.engine,
+      url_env: settings.registry.urlEnv,
+      folder: settings.registry.folder,
+      pool_size: settings.registry.poolSize,
+    },
     shards: groups === undefined && settings.shardGroup === undefined ? undefined : { groups, group: settings.shardGroup },
     auth: jwt && {
       jwt: {

@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import { type CalendarConfig, type CalqConfig, ConfigError } from "./config-model.js";
 
 /** The key that places a calendar: its shard_key, else its id. */
-export function shardKeyOf(calendar: CalendarConfig): string {
+export function shardKeyOf(calendar: Pick<CalendarConfig, "id" | "shardKey">): string {
   return calendar.shardKey ?? calendar.id;
 }
 
@@ -44,7 +44,7 @@ export function rendezvousGroup(shardKey: string, groups: readonly string[]): st
  * and every replica serves every calendar.
  */
 export class ShardMap {
-  private readonly byId: ReadonlyMap<string, CalendarConfig>;
+  private readonly byId: Map<string, CalendarConfig>;
   private readonly groups = new Map<string, string>();
 
   /**
@@ -86,6 +86,23 @@ export class ShardMap {
     }
   }
 
+  /**
+   * Adds or replaces a calendar placed elsewhere than calq.yaml: a registry
+   * calendar, whose group the registry stored when it was written (the one
+   * source of its placement, docs/decisions.md, "The calendar registry").
+   */
+  place(calendar: CalendarConfig, group: string | undefined): void {
+    this.byId.set(calendar.id, calendar);
+    if (group === undefined) this.groups.delete(calendar.id);
+    else this.groups.set(calendar.id, group);
+  }
+
+  /** Forgets a calendar `place` added (deleted, or moved out of what this replica follows). */
+  unplace(calendarId: string): void {
+    this.byId.delete(calendarId);
+    this.groups.delete(calendarId);
+  }
+
   /** True when the calendars are split across groups. */
   get sharded(): boolean {
     return this.localGroup !== undefined;
@@ -102,7 +119,7 @@ export class ShardMap {
   }
 
   /** The group serving the calendar; undefined when not split into groups. */
-  groupOf(calendar: CalendarConfig): string | undefined {
+  groupOf(calendar: Pick<CalendarConfig, "id">): string | undefined {
     return this.groups.get(calendar.id);
   }
 

@@ -58,6 +58,7 @@ import {
   WatchChangesResponseSchema,
   WorkingHoursSource,
 } from "../../gen/calq/v1/calendar_service_pb.js";
+import type { CalendarsElsewhere } from "../app/calendar-access.js";
 import { callerContext } from "../app/caller-context.js";
 import { type CalendarChange, type ChangesDeps, listChanges, shownVersion, type WatchDeps, watchChanges } from "../app/changes.js";
 import type { BusyCut, BusyRead, FreeBusyDeps } from "../app/free-busy.js";
@@ -101,6 +102,8 @@ export interface CalendarServiceDeps {
   readonly store: CalendarStore;
   /** Every configured calendar with its shard group; the store holds this replica's group only. */
   readonly shards: ShardMap;
+  /** Registry calendars of other groups (app/calendar-access.ts); absent without a registry. */
+  readonly elsewhere?: CalendarsElsewhere;
   readonly authenticator: Authenticator;
   readonly cursors: CursorCodec;
   readonly turns: Turns;
@@ -125,7 +128,7 @@ const MODE_NAMES = MatchModeSchema.values
 
 export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof CalendarService> {
   const { store, shards, authenticator, cursors, log, now, turns } = deps;
-  const access = { store, shards, log };
+  const access = { store, shards, log, elsewhere: deps.elsewhere };
   const searchDeps: SearchDeps = {
     access,
     cursors,
@@ -254,7 +257,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       const call = await callOf(context);
       const request = checkBounds(ListChangesRequestSchema, sent);
       const zone = request.timezone === "" ? UTC_ZONE : requestZone(request.timezone);
-      const page = listChanges(changesDeps, call, { ...request, changeToken: request.changeToken, pageSize: request.pageSize });
+      const page = await listChanges(changesDeps, call, { ...request, changeToken: request.changeToken, pageSize: request.pageSize });
       return create(ListChangesResponseSchema, {
         changes: page.changes.map((change) => changeMessage(change, zone)),
         nextPageToken: page.nextPageToken,

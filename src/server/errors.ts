@@ -33,11 +33,12 @@ export function toConnectError(error: CalqError): ConnectError {
       value: create(ErrorInfoSchema, { reason: error.reason, domain: ERROR_DOMAIN, metadata: { ...error.metadata } }),
     },
   ];
-  if (error.field !== undefined) {
+  const violations = [...(error.field === undefined ? [] : [{ field: error.field, description: error.message }]), ...error.violations];
+  if (violations.length > 0) {
     details.push({
       desc: BadRequestSchema,
       value: create(BadRequestSchema, {
-        fieldViolations: [create(BadRequest_FieldViolationSchema, { field: error.field, description: error.message })],
+        fieldViolations: violations.map((violation) => create(BadRequest_FieldViolationSchema, violation)),
       }),
     });
   }

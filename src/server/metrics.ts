@@ -16,6 +16,10 @@
  *   calq_calendar_diagnostics{calendar_id,severity}
  *                                                 diagnostics of the current snapshot: "error"
  *                                                 (something left out) or "warning" (read by a rule)
+ *   calq_registry_local_copy                      1 while the registry's calendars come from the
+ *                                                 replica's local copy (the database was away at start)
+ *   calq_registry_connected                       1 while the registry's changes arrive
+ *   calq_registry_change_number                   the last registry change applied
  *
  * plus prom-client's process metrics. Labels are method names, status codes,
  * reasons and configured calendar ids: never anything a caller chose.
@@ -102,6 +106,25 @@ export class Metrics {
       },
     });
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Reports how this replica follows the calendar registry, read at scrape time (a server with a registry calls it once). */
+  followRegistry(status: () => { readonly source: "registry" | "local-copy"; readonly link: string; readonly changeNumber: number }): void {
+    const registers = [this.registry];
+    const gauge = (name: string, help: string, value: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(value());
+        },
+      });
+    gauge("calq_registry_local_copy", "1 while the registry's calendars are served from this replica's local copy.", () =>
+      status().source === "local-copy" ? 1 : 0,
+    );
+    gauge("calq_registry_connected", "1 while the registry's changes reach this replica.", () => (status().link === "connected" ? 1 : 0));
+    gauge("calq_registry_change_number", "The last registry change this replica applied.", () => status().changeNumber);
   }
 
   /** Counts each finished call. */

@@ -2,13 +2,19 @@
  * The calq server: serves CalendarService, health and reflection over gRPC,
  * gRPC-Web and Connect on one port (cleartext on loopback, or TLS), and
  * metrics on an optional admin port. The port opens first, so health checks
- * can see the server NOT_SERVING while the calendars load.
+ * can see the server NOT_SERVING while the calendars load. With a calendar
+ * registry, the registry's calendars of this replica's group are served
+ * beside calq.yaml's and follow its changes while serving
+ * (store/live-calendars.ts).
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { CalendarAdminService } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import { CalendarService } from "../../gen/calq/v1/calendar_service_pb.js";
+import { calendarsElsewhere } from "../app/calendar-registry.js";
 import { WatchPlaces } from "../app/changes.js";
-import { peopleOf } from "../app/people.js";
+import { livePeople, peopleOf, settingsOfPerson } from "../app/people.js";
 import { Turns } from "../app/turns.js";
 import { Authenticator } from "../auth/authenticator.js";
 import { JwtVerifier } from "../auth/jwt.js";
@@ -24,9 +30,11 @@ import type { Snapshot } from "../ingest/snapshot.js";
 import type { Logger } from "../log.js";
 import { stderrLogger } from "../logging/logger.js";
 import { isLoopback } from "../net/loopback.js";
+import { type CalendarRegistry, openRegistry, type RegistrySettings } from "../registry/index.js";
 import { ChangeTokenCodec } from "../search/change-token.js";
 import { CursorCodec, type CursorKey } from "../search/cursor.js";
 import { CalendarStore } from "../store/calendar-store.js";
+import { followLiveCalendars, type LiveCalendars } from "../store/live-calendars.js";
 import { RefreshScheduler } from "../store/refresh-scheduler.js";
 import { type AdminListener, listenAdmin } from "./admin-listener.js";
 import { adminService } from "./admin-service.js";
@@ -46,7 +54,7 @@ import { tlsOptions, watchCertificates } from "./tls.js";
 const AUDITED_SERVICES: ReadonlySet<string> = new Set([CalendarAdminService.typeName]);
 
 /** How to serve: the serve settings (server-config.ts), each with its default when absent. */
-export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | "shutdownGraceSeconds">> {
+export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | "shutdownGraceSeconds" | "registry">> {
   readonly config: CalqConfig;
   readonly log?: Logger;
   readonly now?: () => number;
@@ -61,6 +69,16 @@ export interface ServerOptions extends Partial<Omit<ServeSettings, "logLevel" | 
   readonly refreshFeeds?: boolean;
   /** Called once the port is open, before the first load of the calendars; the server may be closed from here on. */
   readonly onListening?: (server: RunningServer) => void;
+  /** The calendar registry served beside calq.yaml's calendars (`calq serve` always opens one); none when absent. */
+  readonly registry?: ServerRegistry;
+}
+
+/** Which registry a server follows, and where it keeps its local copy. */
+export interface ServerRegistry {
+  /** The engine and where it lives; the server adds calq.yaml's groups and ids. */
+  readonly settings: RegistrySettings;
+  /** The folder of this replica's local copy of its group's rows. */
+  readonly folder: string;
 }
 
 export interface RunningServer {
@@ -70,6 +88,8 @@ export interface RunningServer {
   readonly adminPort?: number;
   readonly store: CalendarStore;
   readonly health: HealthState;
+  /** The registry calendars and people this replica follows, with a registry. */
+  readonly live?: LiveCalendars;
   /** Drains: health goes NOT_SERVING, new calls but health ones are refused, calls in flight get `graceMs` to finish. */
   close(graceMs?: number): Promise<void>;
 }
@@ -110,6 +130,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     stateFolder: options.stateFolder,
     onSourceLog: (calendarId, event) => log({ level: "info", msg: "source note", calendar_id: calendarId, ...event }),
   });
+  const { registry, live } = await followRegistryOf(options, shards, store, log, now);
+  const elsewhere = live === undefined ? undefined : calendarsElsewhere(live);
+  if (live !== undefined) metrics?.followRegistry(() => live.status());
 
   const cursorKeys = options.cursorKeys ?? cursorKeysFromEnvironment(config.search.cursorKeyEnv, options.env);
   const cursors = new CursorCodec(cursorKeys, lifetimeMs, now);
@@ -117,6 +140,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     jwt: options.jwt === undefined ? undefined : new JwtVerifier(options.jwt, { env: options.env, log, now }),
     principalFromCertificate: options.tls?.principalFromCertificate,
     log,
+    people:
+      live === undefined
+        ? undefined
+        : async (principalId) => {
+            const person = await live.personOf(principalId);
+            return person && settingsOfPerson(person);
+          },
   });
   // Every call's work takes turns with every other call's, callers in turn.
   const turns = new Turns();
@@ -125,6 +155,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const service = calendarService({
     store,
     shards,
+    elsewhere,
     authenticator,
     cursors,
     maxWindowMs: config.search.maxWindowDays * 86_400_000,
@@ -132,7 +163,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     workBudget: config.search.workBudget,
     changeTokens: new ChangeTokenCodec(cursorKeys),
     watches: { places: new WatchPlaces(), draining: draining.signal },
-    people: peopleOf(config.principals),
+    people: live === undefined ? peopleOf(config.principals) : livePeople(config.principals, () => live.people()),
     log,
     now,
   });
@@ -140,7 +171,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const settings = { ...DEFAULT_SERVE_SETTINGS, ...definedOnly(options) };
   const watchers = new WatchLimiter(settings.maxWatchStreams, settings.maxWatchStreamsPerConnection);
   const callListeners = [rpcLog(log, AUDITED_SERVICES), ...(metrics === undefined ? [] : [metrics.onCall])];
-  const admin = adminService({ store, shards, authenticator, turns, feeds: config.feeds, limits: store.expansionLimits, log, now });
+  const admin = adminService({
+    store,
+    shards,
+    elsewhere,
+    registry,
+    live,
+    registryEngine: options.registry?.settings.engine,
+    authenticator,
+    turns,
+    feeds: config.feeds,
+    limits: store.expansionLimits,
+    log,
+    now,
+  });
   const handler = rpcHandler({
     // Every service on every route, so reflection and health describe the whole server.
     routes: (router) => {
@@ -165,13 +209,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     requestTimeoutMs: settings.connections.requestTimeoutMs,
     listeners: callListeners,
   });
+  const closeRegistry = async () => {
+    await live?.close();
+    await registry?.close();
+  };
   const listener = await listenDualProtocol(
     handler,
     host,
     options.port ?? 50051,
     settings.connections,
     options.tls === undefined ? undefined : tlsOptions(options.tls),
-  );
+  ).catch(async (error: unknown) => {
+    await closeRegistry();
+    throw error;
+  });
   // Certificates rotate without a restart: new connections get the new pair once its files are complete.
   const stopWatchingCertificates =
     options.tls === undefined
@@ -191,6 +242,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     adminPort = await listenAdmin(metrics.registry, options.admin.host, options.admin.port, settings.connections).catch(
       async (error: unknown) => {
         await listener.close(0);
+        await closeRegistry();
         throw error;
       },
     );
@@ -204,6 +256,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     adminPort: adminPort?.port,
     store,
     health,
+    live,
     async close(graceMs) {
       health.enter("draining");
       draining.abort();
@@ -212,6 +265,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       stopWatchingCertificates();
       await listener.close(graceMs);
       await adminPort?.close();
+      await closeRegistry();
     },
   };
   options.onListening?.(running);
@@ -219,10 +273,54 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await Promise.all(served.map(({ source }) => (source.kind === "file" ? removeInterruptedWrites(source.path) : undefined)));
   await store.loadAll();
   if (health.phase === "draining") return running;
-  refresher = new RefreshScheduler(store, served);
+  // Every calendar served now, calq.yaml's and the registry's; the registry's later ones reach it through `live`.
+  refresher = new RefreshScheduler(
+    store,
+    store.views().map((view) => view.config),
+  );
+  live?.attach(refresher);
   if (options.refreshFeeds ?? true) refresher.start();
   health.enter("serving");
   return running;
+}
+
+/**
+ * Opens the registry with calq.yaml's groups and ids and starts following
+ * this replica's group, when the server has a registry. A start whose group
+ * holds an id calq.yaml declares is refused, naming it (live-calendars.ts).
+ */
+async function followRegistryOf(
+  options: ServerOptions,
+  shards: ShardMap,
+  store: CalendarStore,
+  log: Logger,
+  now: () => number,
+): Promise<{ registry?: CalendarRegistry; live?: LiveCalendars }> {
+  if (options.registry === undefined) return {};
+  const { config } = options;
+  // The local copy's folder: the embedded engine makes its own, PostgreSQL's replicas need it too.
+  await mkdir(options.registry.folder, { recursive: true });
+  const registry = await openRegistry({
+    ...options.registry.settings,
+    groups: config.shards?.groups,
+    reservedIds: new Set(config.calendars.map((calendar) => calendar.id)),
+  });
+  try {
+    const copy = `registry-copy${shards.localGroup === undefined ? "" : `-${shards.localGroup}`}.json`;
+    const live = await followLiveCalendars({
+      registry,
+      shards,
+      store,
+      copyPath: join(options.registry.folder, copy),
+      env: options.env,
+      log,
+      now,
+    });
+    return { registry, live };
+  } catch (error) {
+    await registry.close();
+    throw error;
+  }
 }
 
 /** The options given a value; an option passed as undefined falls back to its default. */

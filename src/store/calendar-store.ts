@@ -11,7 +11,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { CalendarConfig, FeedLimits } from "../config/config-model.js";
 import { DEFAULT_FEED_LIMITS } from "../config/config-model.js";
@@ -118,7 +118,38 @@ export function defaultLimits(now: number, feeds: FeedLimits = DEFAULT_FEED_LIMI
   };
 }
 
-/** The reader for a calendar's source; one per calendar for the store's life (a CalDAV reader keeps its sync state). */
+/** True once the calendar is no longer served (a read kept running across the removal checks this after each await). */
+function removed(state: CalendarState): boolean {
+  return state.removed === true;
+}
+
+/** True when two configurations of a calendar read its feed alike: the same source and zone. */
+function sameFeed(a: CalendarConfig, b: CalendarConfig): boolean {
+  if (a.timezone !== b.timezone) return false;
+  const [x, y] = [a.source, b.source];
+  switch (x.kind) {
+    case "file":
+      return y.kind === "file" && x.path === y.path;
+    case "http":
+      return (
+        y.kind === "http" &&
+        x.url.href === y.url.href &&
+        x.headers.size === y.headers.size &&
+        [...x.headers].every(([name, secret]) => y.headers.get(name)?.reveal() === secret.reveal())
+      );
+    case "caldav":
+      return (
+        y.kind === "caldav" &&
+        x.url.href === y.url.href &&
+        x.credentials?.scheme === y.credentials?.scheme &&
+        x.credentials?.secret.reveal() === y.credentials?.secret.reveal()
+      );
+    default:
+      return assertNever(x, "feed source kind");
+  }
+}
+
+/** The reader for a calendar's source; one per calendar for as long as its source stays (a CalDAV reader keeps its sync state). */
 function feedReader(config: CalendarConfig, limits: FeedLimits, options: StoreOptions): FeedReader {
   const { source } = config;
   switch (source.kind) {
@@ -159,8 +190,12 @@ function readSourceState(folder: string | undefined, calendarId: string): CalDav
 
 interface CalendarState {
   view: CalendarView;
-  readonly reader: FeedReader;
+  reader: FeedReader;
   version?: FeedVersion;
+  /** Set by a replace that changed how the feed is read: the next load reads it whole, whatever version was seen. */
+  readAfresh?: boolean;
+  /** Set once the calendar is removed: a load still running finishes into nothing. */
+  removed?: boolean;
   retired: { snapshot: Snapshot; retiredAt: number }[];
   /** What changed from snapshot to snapshot (ListChanges, WatchChanges). */
   readonly history: ChangeHistory;
@@ -200,15 +235,60 @@ export class CalendarStore {
     this.now = options.now ?? Date.now;
     this.feeds = options.feedLimits ?? DEFAULT_FEED_LIMITS;
     this.limits = options.limits ?? ((now) => defaultLimits(now, this.feeds));
-    for (const config of calendars) {
-      this.states.set(config.id, {
-        view: { config, stale: false, status: { consecutiveFailures: 0 } },
-        reader: feedReader(config, this.feeds, options),
-        retired: [],
-        history: new ChangeHistory(this.now),
-        running: Promise.resolve(),
-      });
-    }
+    for (const config of calendars) this.add(config);
+  }
+
+  /**
+   * Serves one more calendar while serving (a registry calendar created, or
+   * moved into this replica's group); it answers PROVIDER_UNAVAILABLE until
+   * its first load, which the caller starts with `reload`.
+   */
+  add(config: CalendarConfig): void {
+    if (this.states.has(config.id)) throw new Error(`calendar ${config.id} is already served`);
+    this.states.set(config.id, {
+      view: { config, stale: false, status: { consecutiveFailures: 0 } },
+      reader: feedReader(config, this.feeds, this.options),
+      retired: [],
+      history: new ChangeHistory(this.now),
+      running: Promise.resolve(),
+    });
+  }
+
+  /**
+   * Takes a calendar's changed configuration at once. Readers and name
+   * change who may read it and how it is shown from this call on. A changed
+   * source or zone needs the feed read again: the answer is true, and the
+   * next load (the caller starts it with `reload`) reads the new source
+   * whole; until it is done the snapshot read before is served, and kept
+   * after it like any replaced one, so cursors on it finish.
+   */
+  replace(config: CalendarConfig): boolean {
+    const state = this.state(config.id);
+    const before = state.view.config;
+    state.view = { ...state.view, config };
+    if (sameFeed(before, config)) return false;
+    state.reader = feedReader(config, this.feeds, this.options);
+    state.readAfresh = true;
+    return true;
+  }
+
+  /**
+   * Stops serving a calendar and lets go of everything it held: its
+   * snapshots (the current one and those kept for cursors) and its load
+   * state. A load still running finishes into nothing. False when no such
+   * calendar is served.
+   */
+  remove(calendarId: string): boolean {
+    const state = this.states.get(calendarId);
+    if (state === undefined) return false;
+    state.removed = true;
+    state.retired = [];
+    // A CalDAV source's saved state goes with it: a calendar made again under this id starts afresh.
+    const folder = this.options.stateFolder;
+    if (folder !== undefined && state.reader instanceof CalDavFeed) void rm(statePath(folder, calendarId), { force: true }).catch(() => {});
+    state.view = { config: state.view.config, stale: false, status: { consecutiveFailures: 0 } };
+    this.states.delete(calendarId);
+    return true;
   }
 
   /** Loads every calendar once; failures leave that calendar unloaded, not the store. */
@@ -241,7 +321,7 @@ export class CalendarStore {
     const state = this.state(calendarId);
     const run = state.running.then(async () => {
       const { snapshot, version } = await build();
-      this.swapIn(state, snapshot, version, this.now());
+      if (!removed(state)) this.swapIn(state, snapshot, version, this.now());
       return snapshot;
     });
     state.running = run.catch(() => undefined);
@@ -251,8 +331,13 @@ export class CalendarStore {
   private async load(state: CalendarState): Promise<ReloadOutcome> {
     const { config } = state.view;
     const attemptAt = this.now();
+    if (state.readAfresh === true) {
+      state.readAfresh = false;
+      state.version = undefined;
+    }
     try {
       const read = await state.reader.read(state.version);
+      if (removed(state)) return { outcome: "unchanged" };
       await this.keepSourceState(state);
       if (!read.changed) {
         state.version = read.version ?? state.version;
@@ -267,6 +352,7 @@ export class CalendarStore {
         feedDigest: read.version.digest,
         handOver: true,
       });
+      if (removed(state)) return { outcome: "unchanged" };
       if (snapshot.partial === true) {
         this.swapInPartial(state, snapshot, attemptAt);
         return { outcome: "loaded", snapshot };
@@ -275,10 +361,12 @@ export class CalendarStore {
       return { outcome: "loaded", snapshot };
     } catch (error) {
       const failure: LoadFailure = error instanceof FeedFailure ? error.failure : "internal";
+      if (removed(state)) return { outcome: "failed", failure };
       const httpStatus = error instanceof FeedFailure ? error.httpStatus : undefined;
       const { snapshot, status } = state.view;
       state.view = {
-        config,
+        // The configuration now, which a replace may have changed while the read ran.
+        config: state.view.config,
         snapshot,
         stale: snapshot !== undefined,
         lastFailure: failure,

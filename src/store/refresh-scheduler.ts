@@ -37,37 +37,66 @@ export function nextDelay(refreshMs: number, consecutiveFailures: number, random
 
 export class RefreshScheduler {
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly watchers: FSWatcher[] = [];
+  private readonly watchers = new Map<string, FSWatcher>();
+  /** The calendars kept current, by id, as last configured. */
+  private readonly current = new Map<string, CalendarConfig>();
+  private started = false;
   private stopped = false;
 
   constructor(
     private readonly store: CalendarStore,
-    private readonly calendars: readonly CalendarConfig[],
+    calendars: readonly CalendarConfig[],
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    for (const calendar of calendars) this.current.set(calendar.id, calendar);
+  }
 
   start(): void {
-    for (const calendar of this.calendars) {
-      this.schedule(calendar);
-      if (calendar.source.kind === "file") this.watchFile(calendar, calendar.source.path);
-    }
+    this.started = true;
+    for (const calendar of this.current.values()) this.follow(calendar);
   }
 
   stop(): void {
     this.stopped = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
-    for (const watcher of this.watchers) watcher.close();
+    for (const watcher of this.watchers.values()) watcher.close();
+  }
+
+  /**
+   * Keeps one more calendar current, or a changed one by its new refresh
+   * interval and source (a registry calendar added or changed while
+   * serving); its first read is the caller's.
+   */
+  add(calendar: CalendarConfig): void {
+    this.remove(calendar.id);
+    this.current.set(calendar.id, calendar);
+    if (this.started) this.follow(calendar);
+  }
+
+  /** Stops keeping a calendar current: its timer and its file watch end. */
+  remove(calendarId: string): void {
+    this.current.delete(calendarId);
+    clearTimeout(this.timers.get(calendarId));
+    this.timers.delete(calendarId);
+    this.watchers.get(calendarId)?.close();
+    this.watchers.delete(calendarId);
+  }
+
+  private follow(calendar: CalendarConfig): void {
+    this.schedule(calendar);
+    if (calendar.source.kind === "file") this.watchFile(calendar, calendar.source.path);
   }
 
   /** Reads the calendar now, then schedules the next read from how it went. */
   private refresh(calendar: CalendarConfig): void {
-    if (this.stopped) return;
+    if (this.stopped || this.current.get(calendar.id) !== calendar) return;
     clearTimeout(this.timers.get(calendar.id));
     void this.store.reload(calendar.id).then(() => this.schedule(calendar));
   }
 
   private schedule(calendar: CalendarConfig): void {
-    if (this.stopped) return;
+    // A calendar removed or replaced meanwhile is scheduled by its own entry, if any.
+    if (this.stopped || this.current.get(calendar.id) !== calendar) return;
     const failures = this.store.view(calendar.id)?.status.consecutiveFailures ?? 0;
     clearTimeout(this.timers.get(calendar.id));
     const timer = setTimeout(() => this.refresh(calendar), nextDelay(calendar.refreshMs, failures, this.random));
@@ -89,7 +118,7 @@ export class RefreshScheduler {
       });
       // A folder that disappears ends the watch; the periodic check carries on.
       watcher.on("error", () => watcher.close());
-      this.watchers.push(watcher);
+      this.watchers.set(calendar.id, watcher);
     } catch {
       // No watch (a missing folder, no inotify room): the periodic check still runs.
     }

@@ -71,9 +71,13 @@ interface Served {
 
 /** Starts `calq serve` and resolves once it is `ready`: its port printed, or (the default) its first load done. */
 async function serve(graceSeconds: number, data = "data", ready: "listening" | "serving" = "serving"): Promise<Served> {
+  // Each process its own embedded registry: one process holds a registry folder at a time.
+  const registry = mkdtempSync(join(tmpdir(), "calq-registry-"));
   const child = spawn(process.execPath, [CALQ, "serve", "--data", data, "--port", "0", "--shutdown-grace-seconds", String(graceSeconds)], {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, CALQ_REGISTRY_FOLDER: registry },
   });
+  child.once("exit", () => rmSync(registry, { recursive: true, force: true }));
   running.push(child);
   let err = "";
   const watchers: (() => void)[] = [];

@@ -43,7 +43,7 @@ describe("the compiled calq command, spawned", () => {
     const unknown = await spawnCalq(["serach"]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toBe(
-      'calq: unknown command "serach"\nusage: calq serve|search|busy|slots|meet|check|tools|mcp ...   (calq help shows every option)\n',
+      'calq: unknown command "serach"\nusage: calq serve|search|busy|slots|meet|check|calendars|people|tools|mcp ...   (calq help shows every option)\n',
     );
   });
 

@@ -78,7 +78,7 @@ describe("calq.yaml's schema", () => {
   it("allows in the serve sections exactly the keys of the settings table, which the usage text lists", () => {
     const properties = CONFIG_SCHEMA.properties as Record<string, { properties?: Record<string, unknown> }>;
     const sections = new Set(Object.values(SOURCES).map((source) => source.yaml[0]));
-    expect([...sections].sort()).toEqual(["admin", "connections", "health", "server", "shards", "tls"]);
+    expect([...sections].sort()).toEqual(["admin", "connections", "health", "registry", "server", "shards", "tls"]);
     const inSchema = [...sections].flatMap((section) =>
       Object.keys(properties[section].properties ?? {}).map((key) => `${section}.${key}`),
     );

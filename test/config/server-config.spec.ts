@@ -109,6 +109,33 @@ describe("serve settings: calq.yaml, then CALQ_* variables, then flags", () => {
   });
 });
 
+describe("where the calendar registry lives", () => {
+  it("is embedded by default, its URL read from CALQ_REGISTRY_URL when PostgreSQL is chosen", () => {
+    expect(settings({}).registry).toEqual({ engine: "embedded", urlEnv: "CALQ_REGISTRY_URL", folder: undefined, poolSize: 4 });
+  });
+
+  it("reads the engine, the URL's variable, the folder and the pool size like any setting, the folder from calq.yaml's folder", () => {
+    const document = { registry: { engine: "postgresql", url_env: "REGISTRY_DATABASE_URL", folder: "registry-copy", pool_size: 2 } };
+    expect(settings({ document }).registry).toEqual({
+      engine: "postgresql",
+      urlEnv: "REGISTRY_DATABASE_URL",
+      folder: "/etc/calq/registry-copy",
+      poolSize: 2,
+    });
+    expect(settings({ document, env: { CALQ_REGISTRY_ENGINE: "embedded" }, flags: { "registry-folder": "here" } }).registry).toMatchObject({
+      engine: "embedded",
+      folder: "/work/here",
+    });
+  });
+
+  it("refuses an engine it does not know, and a URL variable that is not a variable's name", () => {
+    expect(() => settings({ env: { CALQ_REGISTRY_ENGINE: "sqlite" } })).toThrow(
+      new ConfigError("CALQ_REGISTRY_ENGINE: expected embedded or postgresql"),
+    );
+    expect(() => settings({ document: { registry: { url_env: "postgres://calq@db/calq" } } })).toThrow(ConfigError);
+  });
+});
+
 describe("--print-config", () => {
   it("shows the merged settings and redacts credentials, but not the names of variables holding them", () => {
     const document = {

@@ -46,6 +46,7 @@ describe("the contract's declared bounds", () => {
       for (const field of boundedFields(type)) declared.push(`${type.name}.${field.field.name}: ${describeBounds(field)}`);
     }
     expect(declared).toEqual([
+      "ListRegisteredCalendarsRequest.page_size: 1 to 1000, or 0 for the default 100",
       "SearchEventsRequest.limit: 1 to 100, or 0 for the default 20",
       "SearchEventsRequest.text_query: at most 200 characters",
       "SearchEventsRequest.categories: at most 10 items",

@@ -30,7 +30,7 @@ interface Manifest {
 interface Container {
   name: string;
   args: string[];
-  env?: { name: string; value: string }[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
   envFrom?: unknown[];
   ports: { name: string; containerPort: number }[];
   readinessProbe: unknown;
@@ -45,7 +45,7 @@ interface DeploymentSpec {
     metadata: { labels: Record<string, string> };
     spec: {
       containers: Container[];
-      volumes: { name: string; configMap?: { name: string } }[];
+      volumes: { name: string; configMap?: { name: string }; emptyDir?: object; secret?: { secretName: string } }[];
       enableServiceLinks?: boolean;
     };
   };
@@ -143,6 +143,26 @@ describe("deploy/kubernetes", () => {
       expect(container.livenessProbe).toMatchObject({ grpc: { port: 50051 } });
       expect(container.ports.map((port) => port.containerPort)).toContain(50051);
       expect(container.envFrom).toEqual([{ secretRef: { name: "calq-cursor-keys" } }, { secretRef: { name: "calq-token-digests" } }]);
+    }
+  });
+
+  it("reads the registry's database URL from the Secret calq-registry, and keeps each replica's local copy on a writable volume", () => {
+    const registry = named(calq, "Secret", "calq-registry") as unknown as { stringData: Record<string, string> };
+    expect(registry.stringData.CALQ_REGISTRY_URL).toMatch(/^postgres:\/\/.*sslmode=verify-full/);
+    const document = YAML.parse(configMap.data["calq.yaml"]);
+    expect(document.registry).toMatchObject({ engine: "postgresql", folder: "/var/lib/calq/registry" });
+    expect(configMap.data["calq.yaml"]).not.toMatch(/postgres:\/\//);
+    for (const group of groups) {
+      const spec = deploymentSpec(named(calq, "Deployment", `calq-${group}`)).template.spec;
+      const [container] = spec.containers;
+      const url = container.env?.find((variable) => variable.name === "CALQ_REGISTRY_URL");
+      expect(url?.valueFrom?.secretKeyRef).toEqual({ name: "calq-registry", key: "CALQ_REGISTRY_URL" });
+      const settings = resolveServeSettings({ document, baseDirectory: "/etc/calq", cwd: "/", env: {}, flags: {} });
+      expect(settings.registry).toMatchObject({ engine: "postgresql", urlEnv: "CALQ_REGISTRY_URL" });
+      const mount = container.volumeMounts.find((volume) => volume.mountPath === settings.registry.folder);
+      expect(spec.volumes.find((volume) => volume.name === mount?.name)?.emptyDir).toBeDefined();
+      const ca = container.volumeMounts.find((volume) => volume.mountPath === "/etc/calq-registry-ca");
+      expect(spec.volumes.find((volume) => volume.name === ca?.name)?.secret?.secretName).toBe("calq-registry");
     }
   });
 

@@ -175,6 +175,7 @@ describe("tools generated from the proto descriptors", () => {
       ...SEARCH_REASON_CODES.filter((code) => !guarded.has(code)),
       "invalid_text_query",
       "work_budget_exhausted",
+      "calendar_removed",
       "caller_addresses_unknown",
       "invalid_filter",
       "unauthenticated",
@@ -201,7 +202,7 @@ describe("tools generated from the proto descriptors", () => {
   });
 
   it("reads the error guide from calq.v1.Reason: one instruction and status code per reason", () => {
-    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(33);
+    expect(catalog.errors.map((entry) => entry.reason)).toHaveLength(41);
     expect(catalog.errors.find((entry) => entry.code === "ambiguous_timezone")).toEqual({
       reason: "AMBIGUOUS_TIMEZONE",
       status: "INVALID_ARGUMENT",

@@ -22,8 +22,8 @@ import {
 } from "../../src/registry/index.js";
 import {
   type CuttableLink,
-  POSTGRES_GATE,
   POSTGRES_MISSING,
+  postgresGate,
   type RunningPostgres,
   startCuttableLink,
   startPostgres,
@@ -35,6 +35,7 @@ const ADMIN = { by: "admin-an" };
 const LINK = { retryMs: 50, maxRetryMs: 250, pingMs: 1_000 };
 const WAIT = { timeout: 15_000, interval: 20 };
 
+const POSTGRES_GATE = postgresGate();
 const test = POSTGRES_GATE === "skip" ? it.skip : it;
 
 describe("a PostgreSQL registry under faults", () => {

@@ -19,7 +19,7 @@ import {
   type RegistryFollower,
   type RegistrySettings,
 } from "../../src/registry/index.js";
-import { POSTGRES_GATE, POSTGRES_MISSING, type RunningPostgres, startPostgres } from "../support/postgres.js";
+import { POSTGRES_MISSING, postgresGate, type RunningPostgres, startPostgres } from "../support/postgres.js";
 
 /** What each engine gives a test: a fresh registry, and where it lives so a second client or a restart can reach it. */
 interface Engine {
@@ -57,7 +57,7 @@ const ENGINES: Engine[] = [
   },
   {
     name: "postgresql",
-    gate: POSTGRES_GATE,
+    gate: postgresGate(),
     setUp: async () => {
       server = await startPostgres();
     },

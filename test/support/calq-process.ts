@@ -4,6 +4,8 @@
  * runs the same command inside the test).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CommandRun } from "./in-process.js";
 
@@ -33,10 +35,19 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<Reg
 /**
  * Starts `calq serve ARGS` and resolves with the child and the host:port it
  * prints, once it says it is serving: the listening line comes as the port
- * opens, before the first load of the calendars.
+ * opens, before the first load of the calendars. Unless `env` names a
+ * registry, each process gets an embedded registry of its own in a
+ * temporary folder (removed when it exits), so processes serving one data
+ * folder side by side do not contend for its registry/ (one process per
+ * embedded registry).
  */
 export async function startCalqServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; address: string }> {
-  const child = spawnNode([CALQ, "serve", ...args], env);
+  const ownRegistry =
+    env.CALQ_REGISTRY_FOLDER === undefined && env.CALQ_REGISTRY_ENGINE === undefined
+      ? mkdtempSync(join(tmpdir(), "calq-registry-"))
+      : undefined;
+  const child = spawnNode([CALQ, "serve", ...args], ownRegistry === undefined ? env : { ...env, CALQ_REGISTRY_FOLDER: ownRegistry });
+  if (ownRegistry !== undefined) child.once("exit", () => rmSync(ownRegistry, { recursive: true, force: true }));
   const [, host, port] = await waitForOutput(child, /listening on (\S+):(\d+)[\s\S]*\nserving \d+ calendar/);
   return { child, address: `${host}:${port}` };
 }

@@ -6,12 +6,22 @@
 import { create, type DescMessage, fromBinary, type MessageInitShape, type MessageShape, toBinary } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import {
+  CreateCalendarRequestSchema,
+  CreateCalendarResponseSchema,
+  DeleteCalendarRequestSchema,
+  DeleteCalendarResponseSchema,
   GetCalendarStatusRequestSchema,
   GetCalendarStatusResponseSchema,
   ImportCalendarRequestSchema,
   ImportCalendarResponseSchema,
+  ListRegisteredCalendarsRequestSchema,
+  ListRegisteredCalendarsResponseSchema,
   ReloadCalendarRequestSchema,
   ReloadCalendarResponseSchema,
+  SetPersonRequestSchema,
+  SetPersonResponseSchema,
+  UpdateCalendarRequestSchema,
+  UpdateCalendarResponseSchema,
 } from "../../gen/calq/v1/calendar_admin_service_pb.js";
 import {
   FindFreeSlotsRequestSchema,
@@ -137,6 +147,35 @@ export class CalqGrpcClient {
 
   importCalendar(request: MessageInitShape<typeof ImportCalendarRequestSchema>, token: string | null = this.token ?? null) {
     return this.call(`${ADMIN_SERVICE}/ImportCalendar`, ImportCalendarRequestSchema, ImportCalendarResponseSchema, request, token);
+  }
+
+  createCalendar(request: MessageInitShape<typeof CreateCalendarRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${ADMIN_SERVICE}/CreateCalendar`, CreateCalendarRequestSchema, CreateCalendarResponseSchema, request, token);
+  }
+
+  updateCalendar(request: MessageInitShape<typeof UpdateCalendarRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${ADMIN_SERVICE}/UpdateCalendar`, UpdateCalendarRequestSchema, UpdateCalendarResponseSchema, request, token);
+  }
+
+  deleteCalendar(request: MessageInitShape<typeof DeleteCalendarRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${ADMIN_SERVICE}/DeleteCalendar`, DeleteCalendarRequestSchema, DeleteCalendarResponseSchema, request, token);
+  }
+
+  setPerson(request: MessageInitShape<typeof SetPersonRequestSchema>, token: string | null = this.token ?? null) {
+    return this.call(`${ADMIN_SERVICE}/SetPerson`, SetPersonRequestSchema, SetPersonResponseSchema, request, token);
+  }
+
+  listRegisteredCalendars(
+    request: MessageInitShape<typeof ListRegisteredCalendarsRequestSchema>,
+    token: string | null = this.token ?? null,
+  ) {
+    return this.call(
+      `${ADMIN_SERVICE}/ListRegisteredCalendars`,
+      ListRegisteredCalendarsRequestSchema,
+      ListRegisteredCalendarsResponseSchema,
+      request,
+      token,
+    );
   }
 
   close(): void {

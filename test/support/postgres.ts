@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { freePort } from "./nginx.js";
+import { systemGate } from "./system-program.js";
 
 /** The folder of a PostgreSQL installation's programs, newest version first; undefined when none is installed. */
 export function findPostgresPrograms(): string | undefined {
@@ -35,16 +36,13 @@ export const POSTGRES_MISSING =
   "PostgreSQL is not installed: apt-get install -y postgresql (CI's .ci/run installs it); without CALQ_SYSTEM_TESTS=required these tests are skipped";
 
 /**
- * Whether tests that need a system program run: "run" when it is there,
- * "fail" when it is missing and CALQ_SYSTEM_TESTS=required, else "skip".
+ * Whether this spec's PostgreSQL tests run, are skipped (and named in the
+ * run's last line), or fail (CALQ_SYSTEM_TESTS=required without PostgreSQL):
+ * system-program.ts decides, as for every program of the system.
  */
-export function systemProgramGate(installed: boolean): "run" | "skip" | "fail" {
-  if (installed) return "run";
-  return process.env.CALQ_SYSTEM_TESTS === "required" ? "fail" : "skip";
+export function postgresGate(): "run" | "skip" | "fail" {
+  return systemGate(["postgres"]).verdict;
 }
-
-/** The gate of the PostgreSQL tests on this machine. */
-export const POSTGRES_GATE = systemProgramGate(findPostgresPrograms() !== undefined);
 
 export interface RunningPostgres {
   readonly port: number;

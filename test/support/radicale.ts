@@ -19,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { systemGate } from "./system-program.js";
 
 /** Why the CalDAV system tests cannot run here, and how to fix it. */
 export const RADICALE_MISSING =
@@ -34,12 +35,13 @@ export function findRadicale(): string | undefined {
 }
 
 /**
- * Whether the radicale tests are skipped: only when radicale is missing and
- * CALQ_SYSTEM_TESTS is not "required". When it is required and missing, the
- * tests run and `startRadicale` fails with RADICALE_MISSING.
+ * Whether the radicale tests are skipped (and named in the run's last line):
+ * system-program.ts decides, as for every program of the system. When it is
+ * required and missing, the tests run and `startRadicale` fails with
+ * RADICALE_MISSING.
  */
 export function skipWithoutRadicale(): boolean {
-  return findRadicale() === undefined && process.env.CALQ_SYSTEM_TESTS !== "required";
+  return systemGate(["radicale"]).verdict === "skip";
 }
 
 /** A running Radicale with one user, and the requests a test needs to shape its calendars. */

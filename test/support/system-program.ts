@@ -200,6 +200,21 @@ export interface Surroundings {
 const here = (): Surroundings => ({ env: process.env, search: thisSystem(), skipsFolder: providedSkipsFolder() });
 
 /**
+ * What a spec that needs `programs` does here (run, skip or fail), with a
+ * skip recorded for the run's summary line. describeWith is the usual way;
+ * a spec whose tests start the program in shared hooks may ask this itself.
+ */
+export function systemGate<P extends SystemProgram>(programs: readonly P[], name = "", surroundings: Surroundings = here()): Verdict<P> {
+  const verdict = decide(programs, systemTestsMode(surroundings.env), (program) => findProgram(program, surroundings.search));
+  if (verdict.verdict === "skip") {
+    const testPath = expect.getState().testPath;
+    const file = testPath === undefined ? name : relative(ROOT, testPath);
+    recordSkip({ file, missing: verdict.missing, why: verdict.why }, surroundings.skipsFolder);
+  }
+  return verdict;
+}
+
+/**
  * A describe block that needs `programs`: it runs with their paths where all
  * are installed; otherwise its tests are reported skipped and the skip is
  * recorded, or, with CALQ_SYSTEM_TESTS=required, the block fails saying what
@@ -211,15 +226,12 @@ export function describeWith<P extends SystemProgram>(
   body: (paths: Readonly<Record<P, string>>) => void,
   surroundings: Surroundings = here(),
 ): void {
-  const verdict = decide(programs, systemTestsMode(surroundings.env), (program) => findProgram(program, surroundings.search));
+  const verdict = systemGate(programs, name, surroundings);
   switch (verdict.verdict) {
     case "run":
       describe(name, () => body(verdict.paths));
       return;
     case "skip": {
-      const testPath = expect.getState().testPath;
-      const file = testPath === undefined ? name : relative(ROOT, testPath);
-      recordSkip({ file, missing: verdict.missing, why: verdict.why }, surroundings.skipsFolder);
       // The body is collected, not run: its tests are listed as skipped and its hooks never start.
       const placeholders = Object.fromEntries(programs.map((program) => [program, `(${program}: ${verdict.why})`])) as Record<P, string>;
       describe.skip(name, () => body(placeholders));

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file calq/v1/calendar_admin_service.proto.
  */
 export const file_calq_v1_calendar_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRjYWxxL3YxL2NhbGVuZGFyX2FkbWluX3NlcnZpY2UucHJvdG8SB2NhbHEudjEiLwoYR2V0Q2FsZW5kYXJTdGF0dXNSZXF1ZXN0EhMKC2NhbGVuZGFyX2lkGAEgASgJIkcKGUdldENhbGVuZGFyU3RhdHVzUmVzcG9uc2USKgoJY2FsZW5kYXJzGAEgAygLMhcuY2FscS52MS5DYWxlbmRhclN0YXR1cyIsChVSZWxvYWRDYWxlbmRhclJlcXVlc3QSEwoLY2FsZW5kYXJfaWQYASABKAkiagoWUmVsb2FkQ2FsZW5kYXJSZXNwb25zZRInCgdvdXRjb21lGAEgASgOMhYuY2FscS52MS5SZWxvYWRPdXRjb21lEicKBnN0YXR1cxgCIAEoCzIXLmNhbHEudjEuQ2FsZW5kYXJTdGF0dXMiVAoVSW1wb3J0Q2FsZW5kYXJSZXF1ZXN0EhMKC2NhbGVuZGFyX2lkGAEgASgJEgsKA2ljcxgCIAEoDBIZChFhbGxvd19kaWFnbm9zdGljcxgDIAEoCCJBChZJbXBvcnRDYWxlbmRhclJlc3BvbnNlEicKBnN0YXR1cxgBIAEoCzIXLmNhbHEudjEuQ2FsZW5kYXJTdGF0dXMicwoLTG9hZEZhaWx1cmUSJQoHZmFpbHVyZRgBIAEoDjIULmNhbHEudjEuRmVlZEZhaWx1cmUSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLaHR0cF9zdGF0dXMYAyABKAUi3QQKDkNhbGVuZGFyU3RhdHVzEhMKC2NhbGVuZGFyX2lkGAEgASgJEigKC3NvdXJjZV9raW5kGAIgASgOMhMuY2FscS52MS5Tb3VyY2VLaW5kEjUKEWxhc3RfYXR0ZW1wdF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1ChFsYXN0X3N1Y2Nlc3NfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKgoMbGFzdF9mYWlsdXJlGAUgASgLMhQuY2FscS52MS5Mb2FkRmFpbHVyZRIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgGIAEoBRINCgVzdGFsZRgHIAEoCBITCgtzbmFwc2hvdF9pZBgIIAEoCRI2ChJzbmFwc2hvdF9yZWFkX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2V2ZW50X2NvdW50GAogASgFEhgKEG9jY3VycmVuY2VfY291bnQYCyABKAUSIQoZc2VyaWVzX2V4cGFuZGVkX29uX2RlbWFuZBgMIAEoBRIQCgh0aW1lem9uZRgNIAEoCRIXCg90aW1lem9uZV9zb3VyY2UYDiABKAkSLAoLZGlhZ25vc3RpY3MYDyADKAsyFy5jYWxxLnYxLkZlZWREaWFnbm9zdGljEhgKEGRpYWdub3N0aWNfY291bnQYESABKAUSMwoQcmVmcmVzaF9pbnRlcnZhbBgQIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ5Cg5GZWVkRGlhZ25vc3RpYxIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSCwoDdWlkGAMgASgJEgwKBGxpbmUYBCABKAUSLQoIc2V2ZXJpdHkYBSABKA4yGy5jYWxxLnYxLkRpYWdub3N0aWNTZXZlcml0eSqDAQoNUmVsb2FkT3V0Y29tZRIeChpSRUxPQURfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhkKFVJFTE9BRF9PVVRDT01FX0xPQURFRBABEhwKGFJFTE9BRF9PVVRDT01FX1VOQ0hBTkdFRBACEhkKFVJFTE9BRF9PVVRDT01FX0ZBSUxFRBADKm0KClNvdXJjZUtpbmQSGwoXU09VUkNFX0tJTkRfVU5TUEVDSUZJRUQQABIUChBTT1VSQ0VfS0lORF9GSUxFEAESFAoQU09VUkNFX0tJTkRfSFRUUBACEhYKElNPVVJDRV9LSU5EX0NBTERBVhADKrICCgtGZWVkRmFpbHVyZRIcChhGRUVEX0ZBSUxVUkVfVU5TUEVDSUZJRUQQABIcChhGRUVEX0ZBSUxVUkVfVU5SRUFDSEFCTEUQARIYChRGRUVEX0ZBSUxVUkVfVElNRU9VVBACEhwKGEZFRURfRkFJTFVSRV9IVFRQX1NUQVRVUxADEhoKFkZFRURfRkFJTFVSRV9UUlVOQ0FURUQQBBIaChZGRUVEX0ZBSUxVUkVfVE9PX0xBUkdFEAUSHgoaRkVFRF9GQUlMVVJFX05PVF9JQ0FMRU5EQVIQBhIcChhGRUVEX0ZBSUxVUkVfUEFSU0VfRVJST1IQBxIZChVGRUVEX0ZBSUxVUkVfSU5URVJOQUwQCBIeChpGRUVEX0ZBSUxVUkVfQlVJTERfU1RPUFBFRBAJKnkKEkRpYWdub3N0aWNTZXZlcml0eRIjCh9ESUFHTk9TVElDX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASHwobRElBR05PU1RJQ19TRVZFUklUWV9XQVJOSU5HEAESHQoZRElBR05PU1RJQ19TRVZFUklUWV9FUlJPUhACMrwCChRDYWxlbmRhckFkbWluU2VydmljZRJmChFHZXRDYWxlbmRhclN0YXR1cxIhLmNhbHEudjEuR2V0Q2FsZW5kYXJTdGF0dXNSZXF1ZXN0GiIuY2FscS52MS5HZXRDYWxlbmRhclN0YXR1c1Jlc3BvbnNlIgqQAgGStRgDDg8aEl0KDlJlbG9hZENhbGVuZGFyEh4uY2FscS52MS5SZWxvYWRDYWxlbmRhclJlcXVlc3QaHy5jYWxxLnYxLlJlbG9hZENhbGVuZGFyUmVzcG9uc2UiCpACApK1GAMODxoSXQoOSW1wb3J0Q2FsZW5kYXISHi5jYWxxLnYxLkltcG9ydENhbGVuZGFyUmVxdWVzdBofLmNhbHEudjEuSW1wb3J0Q2FsZW5kYXJSZXNwb25zZSIKkrUYBg4PGhAREmIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_calq_v1_reasons]);
+  fileDesc("CiRjYWxxL3YxL2NhbGVuZGFyX2FkbWluX3NlcnZpY2UucHJvdG8SB2NhbHEudjEiLwoYR2V0Q2FsZW5kYXJTdGF0dXNSZXF1ZXN0EhMKC2NhbGVuZGFyX2lkGAEgASgJInIKGUdldENhbGVuZGFyU3RhdHVzUmVzcG9uc2USKgoJY2FsZW5kYXJzGAEgAygLMhcuY2FscS52MS5DYWxlbmRhclN0YXR1cxIpCghyZWdpc3RyeRgCIAEoCzIXLmNhbHEudjEuUmVnaXN0cnlTdGF0dXMikQIKDlJlZ2lzdHJ5U3RhdHVzEicKBmVuZ2luZRgBIAEoDjIXLmNhbHEudjEuUmVnaXN0cnlFbmdpbmUSJwoGc291cmNlGAIgASgOMhcuY2FscS52MS5SZWdpc3RyeVNvdXJjZRIRCgljb25uZWN0ZWQYAyABKAgSFQoNY2hhbmdlX251bWJlchgEIAEoAxIvCgtzeW5jZWRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHcHJvYmxlbRgGIAEoCRITCgtzaGFyZF9ncm91cBgHIAEoCRIWCg5jYWxlbmRhcl9jb3VudBgIIAEoBRIUCgxwZXJzb25fY291bnQYCSABKAUiLAoVUmVsb2FkQ2FsZW5kYXJSZXF1ZXN0EhMKC2NhbGVuZGFyX2lkGAEgASgJImoKFlJlbG9hZENhbGVuZGFyUmVzcG9uc2USJwoHb3V0Y29tZRgBIAEoDjIWLmNhbHEudjEuUmVsb2FkT3V0Y29tZRInCgZzdGF0dXMYAiABKAsyFy5jYWxxLnYxLkNhbGVuZGFyU3RhdHVzIlQKFUltcG9ydENhbGVuZGFyUmVxdWVzdBITCgtjYWxlbmRhcl9pZBgBIAEoCRILCgNpY3MYAiABKAwSGQoRYWxsb3dfZGlhZ25vc3RpY3MYAyABKAgiQQoWSW1wb3J0Q2FsZW5kYXJSZXNwb25zZRInCgZzdGF0dXMYASABKAsyFy5jYWxxLnYxLkNhbGVuZGFyU3RhdHVzInMKC0xvYWRGYWlsdXJlEiUKB2ZhaWx1cmUYASABKA4yFC5jYWxxLnYxLkZlZWRGYWlsdXJlEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2h0dHBfc3RhdHVzGAMgASgFIt0ECg5DYWxlbmRhclN0YXR1cxITCgtjYWxlbmRhcl9pZBgBIAEoCRIoCgtzb3VyY2Vfa2luZBgCIAEoDjITLmNhbHEudjEuU291cmNlS2luZBI1ChFsYXN0X2F0dGVtcHRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRbGFzdF9zdWNjZXNzX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEioKDGxhc3RfZmFpbHVyZRgFIAEoCzIULmNhbHEudjEuTG9hZEZhaWx1cmUSHAoUY29uc2VjdXRpdmVfZmFpbHVyZXMYBiABKAUSDQoFc3RhbGUYByABKAgSEwoLc25hcHNob3RfaWQYCCABKAkSNgoSc25hcHNob3RfcmVhZF90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtldmVudF9jb3VudBgKIAEoBRIYChBvY2N1cnJlbmNlX2NvdW50GAsgASgFEiEKGXNlcmllc19leHBhbmRlZF9vbl9kZW1hbmQYDCABKAUSEAoIdGltZXpvbmUYDSABKAkSFwoPdGltZXpvbmVfc291cmNlGA4gASgJEiwKC2RpYWdub3N0aWNzGA8gAygLMhcuY2FscS52MS5GZWVkRGlhZ25vc3RpYxIYChBkaWFnbm9zdGljX2NvdW50GBEgASgFEjMKEHJlZnJlc2hfaW50ZXJ2YWwYECABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ieQoORmVlZERpYWdub3N0aWMSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEgsKA3VpZBgDIAEoCRIMCgRsaW5lGAQgASgFEi0KCHNldmVyaXR5GAUgASgOMhsuY2FscS52MS5EaWFnbm9zdGljU2V2ZXJpdHki3wEKDENhbGVuZGFyU3BlYxIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSJwoGc291cmNlGAMgASgLMhcuY2FscS52MS5DYWxlbmRhclNvdXJjZRIQCgh0aW1lem9uZRgEIAEoCRIzChByZWZyZXNoX2ludGVydmFsGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEg8KB3JlYWRlcnMYBiADKAkSGQoRZnJlZV9idXN5X3JlYWRlcnMYByADKAkSEQoJc2hhcmRfa2V5GAggASgJIosBCg5DYWxlbmRhclNvdXJjZRIjCgRmaWxlGAEgASgLMhMuY2FscS52MS5GaWxlU291cmNlSAASIwoEaHR0cBgCIAEoCzITLmNhbHEudjEuSHR0cFNvdXJjZUgAEicKBmNhbGRhdhgDIAEoCzIVLmNhbHEudjEuQ2FsRGF2U291cmNlSABCBgoEa2luZCIaCgpGaWxlU291cmNlEgwKBHBhdGgYASABKAkiQQoKSHR0cFNvdXJjZRILCgN1cmwYASABKAkSJgoHaGVhZGVycxgCIAMoCzIVLmNhbHEudjEuU2VjcmV0SGVhZGVyIikKDFNlY3JldEhlYWRlchIMCgRuYW1lGAEgASgJEgsKA2VudhgCIAEoCSI+CgxDYWxEYXZTb3VyY2USFgoOY29sbGVjdGlvbl91cmwYASABKAkSFgoOY3JlZGVudGlhbF9lbnYYAiABKAkipwIKElJlZ2lzdGVyZWRDYWxlbmRhchIjCgRzcGVjGAEgASgLMhUuY2FscS52MS5DYWxlbmRhclNwZWMSEwoLc2hhcmRfZ3JvdXAYAiABKAkSDAoEZXRhZxgDIAEoCRISCgpjcmVhdGVkX2J5GAQgASgJEi8KC2NyZWF0ZV90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgp1cGRhdGVkX2J5GAYgASgJEi8KC3VwZGF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1jaGFuZ2VfbnVtYmVyGAggASgDEigKC2xvYWRfaGVhbHRoGAkgASgOMhMuY2FscS52MS5Mb2FkSGVhbHRoIkAKFUNyZWF0ZUNhbGVuZGFyUmVxdWVzdBInCghjYWxlbmRhchgBIAEoCzIVLmNhbHEudjEuQ2FsZW5kYXJTcGVjIlgKFkNyZWF0ZUNhbGVuZGFyUmVzcG9uc2USLQoIY2FsZW5kYXIYASABKAsyGy5jYWxxLnYxLlJlZ2lzdGVyZWRDYWxlbmRhchIPCgdjcmVhdGVkGAIgASgIIk4KFVVwZGF0ZUNhbGVuZGFyUmVxdWVzdBInCghjYWxlbmRhchgBIAEoCzIVLmNhbHEudjEuQ2FsZW5kYXJTcGVjEgwKBGV0YWcYAiABKAkiRwoWVXBkYXRlQ2FsZW5kYXJSZXNwb25zZRItCghjYWxlbmRhchgBIAEoCzIbLmNhbHEudjEuUmVnaXN0ZXJlZENhbGVuZGFyIjoKFURlbGV0ZUNhbGVuZGFyUmVxdWVzdBITCgtjYWxlbmRhcl9pZBgBIAEoCRIMCgRldGFnGAIgASgJIkQKFkRlbGV0ZUNhbGVuZGFyUmVzcG9uc2USEwoLY2FsZW5kYXJfaWQYASABKAkSFQoNY2hhbmdlX251bWJlchgCIAEoAyJaChJQZXJzb25Xb3JraW5nSG91cnMSHgoEZGF5cxgBIAMoDjIQLmNhbHEudjEuV2Vla2RheRINCgVzdGFydBgCIAEoCRIVCg1lbmRfZXhjbHVzaXZlGAMgASgJIrsBCgpQZXJzb25TcGVjEhQKDHByaW5jaXBhbF9pZBgBIAEoCRIbChNwcmltYXJ5X2NhbGVuZGFyX2lkGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEjIKDXdvcmtpbmdfaG91cnMYBCABKAsyGy5jYWxxLnYxLlBlcnNvbldvcmtpbmdIb3VycxIkCgp3ZWVrX3N0YXJ0GAUgASgOMhAuY2FscS52MS5XZWVrZGF5Eg4KBmVtYWlscxgGIAMoCSK0AQoQUmVnaXN0ZXJlZFBlcnNvbhIhCgRzcGVjGAEgASgLMhMuY2FscS52MS5QZXJzb25TcGVjEhMKC3NoYXJkX2dyb3VwGAIgASgJEgwKBGV0YWcYAyABKAkSEgoKdXBkYXRlZF9ieRgEIAEoCRIvCgt1cGRhdGVfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNY2hhbmdlX251bWJlchgGIAEoAyJFChBTZXRQZXJzb25SZXF1ZXN0EiMKBnBlcnNvbhgBIAEoCzITLmNhbHEudjEuUGVyc29uU3BlYxIMCgRldGFnGAIgASgJIj4KEVNldFBlcnNvblJlc3BvbnNlEikKBnBlcnNvbhgBIAEoCzIZLmNhbHEudjEuUmVnaXN0ZXJlZFBlcnNvbiK4AQoeTGlzdFJlZ2lzdGVyZWRDYWxlbmRhcnNSZXF1ZXN0EhEKCWlkX3ByZWZpeBgBIAEoCRIOCgZyZWFkZXIYAiABKAkSEwoLc2hhcmRfZ3JvdXAYAyABKAkSKAoLbG9hZF9oZWFsdGgYBCABKA4yEy5jYWxxLnYxLkxvYWRIZWFsdGgSIAoJcGFnZV9zaXplGAUgASgFQg2atRgJCAEQ6AcYZDgiEhIKCnBhZ2VfdG9rZW4YBiABKAkiagofTGlzdFJlZ2lzdGVyZWRDYWxlbmRhcnNSZXNwb25zZRIuCgljYWxlbmRhcnMYASADKAsyGy5jYWxxLnYxLlJlZ2lzdGVyZWRDYWxlbmRhchIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkqbwoOUmVnaXN0cnlFbmdpbmUSHwobUkVHSVNUUllfRU5HSU5FX1VOU1BFQ0lGSUVEEAASHAoYUkVHSVNUUllfRU5HSU5FX0VNQkVEREVEEAESHgoaUkVHSVNUUllfRU5HSU5FX1BPU1RHUkVTUUwQAipvCg5SZWdpc3RyeVNvdXJjZRIfChtSRUdJU1RSWV9TT1VSQ0VfVU5TUEVDSUZJRUQQABIcChhSRUdJU1RSWV9TT1VSQ0VfUkVHSVNUUlkQARIeChpSRUdJU1RSWV9TT1VSQ0VfTE9DQUxfQ09QWRACKoMBCg1SZWxvYWRPdXRjb21lEh4KGlJFTE9BRF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGQoVUkVMT0FEX09VVENPTUVfTE9BREVEEAESHAoYUkVMT0FEX09VVENPTUVfVU5DSEFOR0VEEAISGQoVUkVMT0FEX09VVENPTUVfRkFJTEVEEAMqbQoKU291cmNlS2luZBIbChdTT1VSQ0VfS0lORF9VTlNQRUNJRklFRBAAEhQKEFNPVVJDRV9LSU5EX0ZJTEUQARIUChBTT1VSQ0VfS0lORF9IVFRQEAISFgoSU09VUkNFX0tJTkRfQ0FMREFWEAMqsgIKC0ZlZWRGYWlsdXJlEhwKGEZFRURfRkFJTFVSRV9VTlNQRUNJRklFRBAAEhwKGEZFRURfRkFJTFVSRV9VTlJFQUNIQUJMRRABEhgKFEZFRURfRkFJTFVSRV9USU1FT1VUEAISHAoYRkVFRF9GQUlMVVJFX0hUVFBfU1RBVFVTEAMSGgoWRkVFRF9GQUlMVVJFX1RSVU5DQVRFRBAEEhoKFkZFRURfRkFJTFVSRV9UT09fTEFSR0UQBRIeChpGRUVEX0ZBSUxVUkVfTk9UX0lDQUxFTkRBUhAGEhwKGEZFRURfRkFJTFVSRV9QQVJTRV9FUlJPUhAHEhkKFUZFRURfRkFJTFVSRV9JTlRFUk5BTBAIEh4KGkZFRURfRkFJTFVSRV9CVUlMRF9TVE9QUEVEEAkqeQoSRGlhZ25vc3RpY1NldmVyaXR5EiMKH0RJQUdOT1NUSUNfU0VWRVJJVFlfVU5TUEVDSUZJRUQQABIfChtESUFHTk9TVElDX1NFVkVSSVRZX1dBUk5JTkcQARIdChlESUFHTk9TVElDX1NFVkVSSVRZX0VSUk9SEAIqcwoKTG9hZEhlYWx0aBIbChdMT0FEX0hFQUxUSF9VTlNQRUNJRklFRBAAEhcKE0xPQURfSEVBTFRIX0hFQUxUSFkQARIVChFMT0FEX0hFQUxUSF9TVEFMRRACEhgKFExPQURfSEVBTFRIX1VOTE9BREVEEAMqtgEKB1dlZWtkYXkSFwoTV0VFS0RBWV9VTlNQRUNJRklFRBAAEhIKDldFRUtEQVlfTU9OREFZEAESEwoPV0VFS0RBWV9UVUVTREFZEAISFQoRV0VFS0RBWV9XRURORVNEQVkQAxIUChBXRUVLREFZX1RIVVJTREFZEAQSEgoOV0VFS0RBWV9GUklEQVkQBRIUChBXRUVLREFZX1NBVFVSREFZEAYSEgoOV0VFS0RBWV9TVU5EQVkQBzKmBgoUQ2FsZW5kYXJBZG1pblNlcnZpY2USZgoRR2V0Q2FsZW5kYXJTdGF0dXMSIS5jYWxxLnYxLkdldENhbGVuZGFyU3RhdHVzUmVxdWVzdBoiLmNhbHEudjEuR2V0Q2FsZW5kYXJTdGF0dXNSZXNwb25zZSIKkAIBkrUYAw4PGhJdCg5SZWxvYWRDYWxlbmRhchIeLmNhbHEudjEuUmVsb2FkQ2FsZW5kYXJSZXF1ZXN0Gh8uY2FscS52MS5SZWxvYWRDYWxlbmRhclJlc3BvbnNlIgqQAgKStRgDDg8aEl0KDkltcG9ydENhbGVuZGFyEh4uY2FscS52MS5JbXBvcnRDYWxlbmRhclJlcXVlc3QaHy5jYWxxLnYxLkltcG9ydENhbGVuZGFyUmVzcG9uc2UiCpK1GAYODxoQERISXwoOQ3JlYXRlQ2FsZW5kYXISHi5jYWxxLnYxLkNyZWF0ZUNhbGVuZGFyUmVxdWVzdBofLmNhbHEudjEuQ3JlYXRlQ2FsZW5kYXJSZXNwb25zZSIMkAICkrUYBQ4eHyElEl0KDlVwZGF0ZUNhbGVuZGFyEh4uY2FscS52MS5VcGRhdGVDYWxlbmRhclJlcXVlc3QaHy5jYWxxLnYxLlVwZGF0ZUNhbGVuZGFyUmVzcG9uc2UiCpK1GAYOHg8gISUSXAoORGVsZXRlQ2FsZW5kYXISHi5jYWxxLnYxLkRlbGV0ZUNhbGVuZGFyUmVxdWVzdBofLmNhbHEudjEuRGVsZXRlQ2FsZW5kYXJSZXNwb25zZSIJkrUYBQ4PICElEk4KCVNldFBlcnNvbhIZLmNhbHEudjEuU2V0UGVyc29uUmVxdWVzdBoaLmNhbHEudjEuU2V0UGVyc29uUmVzcG9uc2UiCpK1GAYOHiQgISUSegoXTGlzdFJlZ2lzdGVyZWRDYWxlbmRhcnMSJy5jYWxxLnYxLkxpc3RSZWdpc3RlcmVkQ2FsZW5kYXJzUmVxdWVzdBooLmNhbHEudjEuTGlzdFJlZ2lzdGVyZWRDYWxlbmRhcnNSZXNwb25zZSIMkAIBkrUYBQ4iGiElYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_calq_v1_reasons]);
 
 /**
  * Asks for the feed state of calendars.
@@ -53,6 +53,14 @@ export type GetCalendarStatusResponse = Message<"calq.v1.GetCalendarStatusRespon
    * @generated from field: repeated calq.v1.CalendarStatus calendars = 1;
    */
   calendars: CalendarStatus[];
+
+  /**
+   * How this replica follows the calendar registry; absent on a server
+   * started without one.
+   *
+   * @generated from field: calq.v1.RegistryStatus registry = 2;
+   */
+  registry?: RegistryStatus | undefined;
 };
 
 /**
@@ -61,6 +69,92 @@ export type GetCalendarStatusResponse = Message<"calq.v1.GetCalendarStatusRespon
  */
 export const GetCalendarStatusResponseSchema: GenMessage<GetCalendarStatusResponse> = /*@__PURE__*/
   messageDesc(file_calq_v1_calendar_admin_service, 1);
+
+/**
+ * How a replica follows the calendar registry: where the calendars it serves
+ * come from now, whether changes are arriving, and how far it has applied
+ * them.
+ *
+ * @generated from message calq.v1.RegistryStatus
+ */
+export type RegistryStatus = Message<"calq.v1.RegistryStatus"> & {
+  /**
+   * Which engine holds the registry.
+   *
+   * @generated from field: calq.v1.RegistryEngine engine = 1;
+   */
+  engine: RegistryEngine;
+
+  /**
+   * Where the replica's registry calendars come from now. LOCAL_COPY means
+   * the database could not be reached when it started: it serves the copy it
+   * kept, and catches up once the database answers.
+   *
+   * @generated from field: calq.v1.RegistrySource source = 2;
+   */
+  source: RegistrySource;
+
+  /**
+   * True while changes arrive (the PostgreSQL link is up; the embedded
+   * registry is always connected).
+   *
+   * @generated from field: bool connected = 3;
+   */
+  connected: boolean;
+
+  /**
+   * The last registry change number applied; every change of the group up
+   * to it is served.
+   *
+   * @generated from field: int64 change_number = 4;
+   */
+  changeNumber: bigint;
+
+  /**
+   * When the rows were last known to match the registry (a load or a
+   * catch-up); from the copy while serving it.
+   *
+   * @generated from field: google.protobuf.Timestamp synced_time = 5;
+   */
+  syncedTime?: Timestamp | undefined;
+
+  /**
+   * Why the last load or catch-up failed, until one succeeds; empty when
+   * none failed. For operators: it may name the database's host.
+   *
+   * @generated from field: string problem = 6;
+   */
+  problem: string;
+
+  /**
+   * The shard group whose rows this replica follows; empty when the
+   * deployment is not split into groups.
+   *
+   * @generated from field: string shard_group = 7;
+   */
+  shardGroup: string;
+
+  /**
+   * Registry calendars of the group this replica holds.
+   *
+   * @generated from field: int32 calendar_count = 8;
+   */
+  calendarCount: number;
+
+  /**
+   * People of the group this replica holds.
+   *
+   * @generated from field: int32 person_count = 9;
+   */
+  personCount: number;
+};
+
+/**
+ * Describes the message calq.v1.RegistryStatus.
+ * Use `create(RegistryStatusSchema)` to create a new message.
+ */
+export const RegistryStatusSchema: GenMessage<RegistryStatus> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 2);
 
 /**
  * Asks for a reload of one calendar.
@@ -81,7 +175,7 @@ export type ReloadCalendarRequest = Message<"calq.v1.ReloadCalendarRequest"> & {
  * Use `create(ReloadCalendarRequestSchema)` to create a new message.
  */
 export const ReloadCalendarRequestSchema: GenMessage<ReloadCalendarRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_admin_service, 2);
+  messageDesc(file_calq_v1_calendar_admin_service, 3);
 
 /**
  * What a reload did.
@@ -109,7 +203,7 @@ export type ReloadCalendarResponse = Message<"calq.v1.ReloadCalendarResponse"> &
  * Use `create(ReloadCalendarResponseSchema)` to create a new message.
  */
 export const ReloadCalendarResponseSchema: GenMessage<ReloadCalendarResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_admin_service, 3);
+  messageDesc(file_calq_v1_calendar_admin_service, 4);
 
 /**
  * Uploads a new version of a file-backed calendar.
@@ -147,7 +241,7 @@ export type ImportCalendarRequest = Message<"calq.v1.ImportCalendarRequest"> & {
  * Use `create(ImportCalendarRequestSchema)` to create a new message.
  */
 export const ImportCalendarRequestSchema: GenMessage<ImportCalendarRequest> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_admin_service, 4);
+  messageDesc(file_calq_v1_calendar_admin_service, 5);
 
 /**
  * What an accepted import serves now.
@@ -168,7 +262,7 @@ export type ImportCalendarResponse = Message<"calq.v1.ImportCalendarResponse"> &
  * Use `create(ImportCalendarResponseSchema)` to create a new message.
  */
 export const ImportCalendarResponseSchema: GenMessage<ImportCalendarResponse> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_admin_service, 5);
+  messageDesc(file_calq_v1_calendar_admin_service, 6);
 
 /**
  * The last failed load of a calendar.
@@ -203,7 +297,7 @@ export type LoadFailure = Message<"calq.v1.LoadFailure"> & {
  * Use `create(LoadFailureSchema)` to create a new message.
  */
 export const LoadFailureSchema: GenMessage<LoadFailure> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_admin_service, 6);
+  messageDesc(file_calq_v1_calendar_admin_service, 7);
 
 /**
  * The feed state of one calendar.
@@ -338,7 +432,7 @@ export type CalendarStatus = Message<"calq.v1.CalendarStatus"> & {
  * Use `create(CalendarStatusSchema)` to create a new message.
  */
 export const CalendarStatusSchema: GenMessage<CalendarStatus> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_admin_service, 7);
+  messageDesc(file_calq_v1_calendar_admin_service, 8);
 
 /**
  * One thing calq could not use, or used in part, while reading a feed.
@@ -388,7 +482,830 @@ export type FeedDiagnostic = Message<"calq.v1.FeedDiagnostic"> & {
  * Use `create(FeedDiagnosticSchema)` to create a new message.
  */
 export const FeedDiagnosticSchema: GenMessage<FeedDiagnostic> = /*@__PURE__*/
-  messageDesc(file_calq_v1_calendar_admin_service, 8);
+  messageDesc(file_calq_v1_calendar_admin_service, 9);
+
+/**
+ * A calendar as an admin writes it to the registry; an update replaces every
+ * field. Validated whole: every field at fault is named at once.
+ *
+ * @generated from message calq.v1.CalendarSpec
+ */
+export type CalendarSpec = Message<"calq.v1.CalendarSpec"> & {
+  /**
+   * Letters, digits, '.', '_' and '-', 1 to 64, starting with a letter or
+   * digit; "primary" is reserved. Not an id calq.yaml declares.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * A name for display, at most 256 characters; empty shows the id.
+   *
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * Where the calendar's ICS comes from.
+   *
+   * @generated from field: calq.v1.CalendarSource source = 3;
+   */
+  source?: CalendarSource | undefined;
+
+  /**
+   * IANA zone of floating times and all-day days (Area/Location, or UTC);
+   * empty: the feed's X-WR-TIMEZONE, else UTC.
+   *
+   * @generated from field: string timezone = 4;
+   */
+  timezone: string;
+
+  /**
+   * How often the source is checked, 100 ms to 480 h; absent: 5 minutes.
+   *
+   * @generated from field: google.protobuf.Duration refresh_interval = 5;
+   */
+  refreshInterval?: Duration | undefined;
+
+  /**
+   * Principal ids that may read the calendar's events, each once, at most
+   * 1000.
+   *
+   * @generated from field: repeated string readers = 6;
+   */
+  readers: string[];
+
+  /**
+   * Principal ids that may see its busy time only, never its events; none
+   * may also be a reader.
+   *
+   * @generated from field: repeated string free_busy_readers = 7;
+   */
+  freeBusyReaders: string[];
+
+  /**
+   * What places the calendar in a shard group; empty: its id. Give one
+   * user's calendars the user's id, so questions over them stay in one group.
+   *
+   * @generated from field: string shard_key = 8;
+   */
+  shardKey: string;
+};
+
+/**
+ * Describes the message calq.v1.CalendarSpec.
+ * Use `create(CalendarSpecSchema)` to create a new message.
+ */
+export const CalendarSpecSchema: GenMessage<CalendarSpec> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 10);
+
+/**
+ * Where a registry calendar's ICS comes from: exactly one kind. Secrets are
+ * never stored: a header or credential names the environment variable that
+ * holds it on the replicas.
+ *
+ * @generated from message calq.v1.CalendarSource
+ */
+export type CalendarSource = Message<"calq.v1.CalendarSource"> & {
+  /**
+   * The source's kind and location.
+   *
+   * @generated from oneof calq.v1.CalendarSource.kind
+   */
+  kind: {
+    /**
+     * A file on the replicas' disk.
+     *
+     * @generated from field: calq.v1.FileSource file = 1;
+     */
+    value: FileSource;
+    case: "file";
+  } | {
+    /**
+     * An http or https URL, polled with conditional requests.
+     *
+     * @generated from field: calq.v1.HttpSource http = 2;
+     */
+    value: HttpSource;
+    case: "http";
+  } | {
+    /**
+     * A CalDAV collection.
+     *
+     * @generated from field: calq.v1.CalDavSource caldav = 3;
+     */
+    value: CalDavSource;
+    case: "caldav";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message calq.v1.CalendarSource.
+ * Use `create(CalendarSourceSchema)` to create a new message.
+ */
+export const CalendarSourceSchema: GenMessage<CalendarSource> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 11);
+
+/**
+ * A file on the replicas' disk.
+ *
+ * @generated from message calq.v1.FileSource
+ */
+export type FileSource = Message<"calq.v1.FileSource"> & {
+  /**
+   * An absolute path.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+};
+
+/**
+ * Describes the message calq.v1.FileSource.
+ * Use `create(FileSourceSchema)` to create a new message.
+ */
+export const FileSourceSchema: GenMessage<FileSource> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 12);
+
+/**
+ * An http or https URL.
+ *
+ * @generated from message calq.v1.HttpSource
+ */
+export type HttpSource = Message<"calq.v1.HttpSource"> & {
+  /**
+   * The URL, without a user name or password (put credentials in headers).
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * Request headers whose values are read from environment variables.
+   *
+   * @generated from field: repeated calq.v1.SecretHeader headers = 2;
+   */
+  headers: SecretHeader[];
+};
+
+/**
+ * Describes the message calq.v1.HttpSource.
+ * Use `create(HttpSourceSchema)` to create a new message.
+ */
+export const HttpSourceSchema: GenMessage<HttpSource> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 13);
+
+/**
+ * A request header whose value is a secret held outside the registry.
+ *
+ * @generated from message calq.v1.SecretHeader
+ */
+export type SecretHeader = Message<"calq.v1.SecretHeader"> & {
+  /**
+   * The header's name, e.g. Authorization; each name once.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The environment variable holding its value on the replicas.
+   *
+   * @generated from field: string env = 2;
+   */
+  env: string;
+};
+
+/**
+ * Describes the message calq.v1.SecretHeader.
+ * Use `create(SecretHeaderSchema)` to create a new message.
+ */
+export const SecretHeaderSchema: GenMessage<SecretHeader> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 14);
+
+/**
+ * A CalDAV collection.
+ *
+ * @generated from message calq.v1.CalDavSource
+ */
+export type CalDavSource = Message<"calq.v1.CalDavSource"> & {
+  /**
+   * The collection's http or https URL, without credentials in it.
+   *
+   * @generated from field: string collection_url = 1;
+   */
+  collectionUrl: string;
+
+  /**
+   * The environment variable holding the credential on the replicas.
+   *
+   * @generated from field: string credential_env = 2;
+   */
+  credentialEnv: string;
+};
+
+/**
+ * Describes the message calq.v1.CalDavSource.
+ * Use `create(CalDavSourceSchema)` to create a new message.
+ */
+export const CalDavSourceSchema: GenMessage<CalDavSource> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 15);
+
+/**
+ * A registry calendar as stored: the spec, and what the registry adds.
+ *
+ * @generated from message calq.v1.RegisteredCalendar
+ */
+export type RegisteredCalendar = Message<"calq.v1.RegisteredCalendar"> & {
+  /**
+   * What the admin wrote, with defaults filled in.
+   *
+   * @generated from field: calq.v1.CalendarSpec spec = 1;
+   */
+  spec?: CalendarSpec | undefined;
+
+  /**
+   * The shard group whose replicas serve it, chosen when it was written;
+   * empty when the deployment is not split into groups.
+   *
+   * @generated from field: string shard_group = 2;
+   */
+  shardGroup: string;
+
+  /**
+   * Names this version; send it with an update or a delete.
+   *
+   * @generated from field: string etag = 3;
+   */
+  etag: string;
+
+  /**
+   * The admin principal who created it.
+   *
+   * @generated from field: string created_by = 4;
+   */
+  createdBy: string;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 5;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * The admin principal who changed it last.
+   *
+   * @generated from field: string updated_by = 6;
+   */
+  updatedBy: string;
+
+  /**
+   * When it was changed last.
+   *
+   * @generated from field: google.protobuf.Timestamp update_time = 7;
+   */
+  updateTime?: Timestamp | undefined;
+
+  /**
+   * The registry change number of its last change.
+   *
+   * @generated from field: int64 change_number = 8;
+   */
+  changeNumber: bigint;
+
+  /**
+   * How its feed loads on the replica that answered, when that replica
+   * serves it; LOAD_HEALTH_UNSPECIFIED when it belongs to another group.
+   *
+   * @generated from field: calq.v1.LoadHealth load_health = 9;
+   */
+  loadHealth: LoadHealth;
+};
+
+/**
+ * Describes the message calq.v1.RegisteredCalendar.
+ * Use `create(RegisteredCalendarSchema)` to create a new message.
+ */
+export const RegisteredCalendarSchema: GenMessage<RegisteredCalendar> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 16);
+
+/**
+ * Creates a calendar.
+ *
+ * @generated from message calq.v1.CreateCalendarRequest
+ */
+export type CreateCalendarRequest = Message<"calq.v1.CreateCalendarRequest"> & {
+  /**
+   * The calendar to create.
+   *
+   * @generated from field: calq.v1.CalendarSpec calendar = 1;
+   */
+  calendar?: CalendarSpec | undefined;
+};
+
+/**
+ * Describes the message calq.v1.CreateCalendarRequest.
+ * Use `create(CreateCalendarRequestSchema)` to create a new message.
+ */
+export const CreateCalendarRequestSchema: GenMessage<CreateCalendarRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 17);
+
+/**
+ * What a create did.
+ *
+ * @generated from message calq.v1.CreateCalendarResponse
+ */
+export type CreateCalendarResponse = Message<"calq.v1.CreateCalendarResponse"> & {
+  /**
+   * The calendar as stored.
+   *
+   * @generated from field: calq.v1.RegisteredCalendar calendar = 1;
+   */
+  calendar?: RegisteredCalendar | undefined;
+
+  /**
+   * False when the same spec had already created it (a retried request):
+   * nothing was changed.
+   *
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message calq.v1.CreateCalendarResponse.
+ * Use `create(CreateCalendarResponseSchema)` to create a new message.
+ */
+export const CreateCalendarResponseSchema: GenMessage<CreateCalendarResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 18);
+
+/**
+ * Replaces a calendar's spec.
+ *
+ * @generated from message calq.v1.UpdateCalendarRequest
+ */
+export type UpdateCalendarRequest = Message<"calq.v1.UpdateCalendarRequest"> & {
+  /**
+   * The whole new spec; its id names the calendar.
+   *
+   * @generated from field: calq.v1.CalendarSpec calendar = 1;
+   */
+  calendar?: CalendarSpec | undefined;
+
+  /**
+   * The etag of the version this change was based on; required.
+   *
+   * @generated from field: string etag = 2;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message calq.v1.UpdateCalendarRequest.
+ * Use `create(UpdateCalendarRequestSchema)` to create a new message.
+ */
+export const UpdateCalendarRequestSchema: GenMessage<UpdateCalendarRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 19);
+
+/**
+ * What an update stored.
+ *
+ * @generated from message calq.v1.UpdateCalendarResponse
+ */
+export type UpdateCalendarResponse = Message<"calq.v1.UpdateCalendarResponse"> & {
+  /**
+   * The calendar as stored now, with its new etag.
+   *
+   * @generated from field: calq.v1.RegisteredCalendar calendar = 1;
+   */
+  calendar?: RegisteredCalendar | undefined;
+};
+
+/**
+ * Describes the message calq.v1.UpdateCalendarResponse.
+ * Use `create(UpdateCalendarResponseSchema)` to create a new message.
+ */
+export const UpdateCalendarResponseSchema: GenMessage<UpdateCalendarResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 20);
+
+/**
+ * Deletes a calendar.
+ *
+ * @generated from message calq.v1.DeleteCalendarRequest
+ */
+export type DeleteCalendarRequest = Message<"calq.v1.DeleteCalendarRequest"> & {
+  /**
+   * The registry calendar's id.
+   *
+   * @generated from field: string calendar_id = 1;
+   */
+  calendarId: string;
+
+  /**
+   * When set, only this version is deleted (else ETAG_MISMATCH); empty
+   * deletes whatever version is current.
+   *
+   * @generated from field: string etag = 2;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message calq.v1.DeleteCalendarRequest.
+ * Use `create(DeleteCalendarRequestSchema)` to create a new message.
+ */
+export const DeleteCalendarRequestSchema: GenMessage<DeleteCalendarRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 21);
+
+/**
+ * What a delete did.
+ *
+ * @generated from message calq.v1.DeleteCalendarResponse
+ */
+export type DeleteCalendarResponse = Message<"calq.v1.DeleteCalendarResponse"> & {
+  /**
+   * The calendar deleted.
+   *
+   * @generated from field: string calendar_id = 1;
+   */
+  calendarId: string;
+
+  /**
+   * The registry change number of the deletion.
+   *
+   * @generated from field: int64 change_number = 2;
+   */
+  changeNumber: bigint;
+};
+
+/**
+ * Describes the message calq.v1.DeleteCalendarResponse.
+ * Use `create(DeleteCalendarResponseSchema)` to create a new message.
+ */
+export const DeleteCalendarResponseSchema: GenMessage<DeleteCalendarResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 22);
+
+/**
+ * When a person works, in their zone: the same hours on each of `days`.
+ *
+ * @generated from message calq.v1.PersonWorkingHours
+ */
+export type PersonWorkingHours = Message<"calq.v1.PersonWorkingHours"> & {
+  /**
+   * The working days, each once, at least one.
+   *
+   * @generated from field: repeated calq.v1.Weekday days = 1;
+   */
+  days: Weekday[];
+
+  /**
+   * Local time "HH:MM" the day's work starts.
+   *
+   * @generated from field: string start = 2;
+   */
+  start: string;
+
+  /**
+   * Local time "HH:MM" it ends, excluded, after `start` ("24:00" is the
+   * day's end).
+   *
+   * @generated from field: string end_exclusive = 3;
+   */
+  endExclusive: string;
+};
+
+/**
+ * Describes the message calq.v1.PersonWorkingHours.
+ * Use `create(PersonWorkingHoursSchema)` to create a new message.
+ */
+export const PersonWorkingHoursSchema: GenMessage<PersonWorkingHours> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 23);
+
+/**
+ * A person's settings as an admin writes them; setting them replaces every
+ * field.
+ *
+ * @generated from message calq.v1.PersonSpec
+ */
+export type PersonSpec = Message<"calq.v1.PersonSpec"> & {
+  /**
+   * The principal id they authenticate as (calq.yaml's principal id, a JWT's
+   * `sub`, a certificate's CN).
+   *
+   * @generated from field: string principal_id = 1;
+   */
+  principalId: string;
+
+  /**
+   * The calendar "primary" names for them: a registry calendar or a
+   * calq.yaml one; empty: calq.yaml's `primary`, if any.
+   *
+   * @generated from field: string primary_calendar_id = 2;
+   */
+  primaryCalendarId: string;
+
+  /**
+   * Their IANA zone; empty: calq.yaml's `timezone`, if any.
+   *
+   * @generated from field: string timezone = 3;
+   */
+  timezone: string;
+
+  /**
+   * When they work; absent: not recorded.
+   *
+   * @generated from field: calq.v1.PersonWorkingHours working_hours = 4;
+   */
+  workingHours?: PersonWorkingHours | undefined;
+
+  /**
+   * The first day of their week; unspecified means Monday.
+   *
+   * @generated from field: calq.v1.Weekday week_start = 5;
+   */
+  weekStart: Weekday;
+
+  /**
+   * Their e-mail addresses (stored lower-cased), each once, at most 32.
+   *
+   * @generated from field: repeated string emails = 6;
+   */
+  emails: string[];
+};
+
+/**
+ * Describes the message calq.v1.PersonSpec.
+ * Use `create(PersonSpecSchema)` to create a new message.
+ */
+export const PersonSpecSchema: GenMessage<PersonSpec> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 24);
+
+/**
+ * A person as the registry holds them.
+ *
+ * @generated from message calq.v1.RegisteredPerson
+ */
+export type RegisteredPerson = Message<"calq.v1.RegisteredPerson"> & {
+  /**
+   * What the admin wrote, with defaults filled in.
+   *
+   * @generated from field: calq.v1.PersonSpec spec = 1;
+   */
+  spec?: PersonSpec | undefined;
+
+  /**
+   * The shard group of their principal id; empty when not split into groups.
+   *
+   * @generated from field: string shard_group = 2;
+   */
+  shardGroup: string;
+
+  /**
+   * Names this version; send it to replace exactly this version.
+   *
+   * @generated from field: string etag = 3;
+   */
+  etag: string;
+
+  /**
+   * The admin principal who set them last.
+   *
+   * @generated from field: string updated_by = 4;
+   */
+  updatedBy: string;
+
+  /**
+   * When they were set last.
+   *
+   * @generated from field: google.protobuf.Timestamp update_time = 5;
+   */
+  updateTime?: Timestamp | undefined;
+
+  /**
+   * The registry change number of their last change.
+   *
+   * @generated from field: int64 change_number = 6;
+   */
+  changeNumber: bigint;
+};
+
+/**
+ * Describes the message calq.v1.RegisteredPerson.
+ * Use `create(RegisteredPersonSchema)` to create a new message.
+ */
+export const RegisteredPersonSchema: GenMessage<RegisteredPerson> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 25);
+
+/**
+ * Creates or replaces a person's settings.
+ *
+ * @generated from message calq.v1.SetPersonRequest
+ */
+export type SetPersonRequest = Message<"calq.v1.SetPersonRequest"> & {
+  /**
+   * The person's whole settings.
+   *
+   * @generated from field: calq.v1.PersonSpec person = 1;
+   */
+  person?: PersonSpec | undefined;
+
+  /**
+   * When set, only over this version (else ETAG_MISMATCH, or PERSON_NOT_FOUND
+   * when there is none); empty creates or replaces whatever is there.
+   *
+   * @generated from field: string etag = 2;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message calq.v1.SetPersonRequest.
+ * Use `create(SetPersonRequestSchema)` to create a new message.
+ */
+export const SetPersonRequestSchema: GenMessage<SetPersonRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 26);
+
+/**
+ * What SetPerson stored.
+ *
+ * @generated from message calq.v1.SetPersonResponse
+ */
+export type SetPersonResponse = Message<"calq.v1.SetPersonResponse"> & {
+  /**
+   * The person as stored now.
+   *
+   * @generated from field: calq.v1.RegisteredPerson person = 1;
+   */
+  person?: RegisteredPerson | undefined;
+};
+
+/**
+ * Describes the message calq.v1.SetPersonResponse.
+ * Use `create(SetPersonResponseSchema)` to create a new message.
+ */
+export const SetPersonResponseSchema: GenMessage<SetPersonResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 27);
+
+/**
+ * Lists registry calendars; every filter given must hold.
+ *
+ * @generated from message calq.v1.ListRegisteredCalendarsRequest
+ */
+export type ListRegisteredCalendarsRequest = Message<"calq.v1.ListRegisteredCalendarsRequest"> & {
+  /**
+   * Only ids that start with this text.
+   *
+   * @generated from field: string id_prefix = 1;
+   */
+  idPrefix: string;
+
+  /**
+   * Only calendars this principal may read, as a reader or a free/busy
+   * reader.
+   *
+   * @generated from field: string reader = 2;
+   */
+  reader: string;
+
+  /**
+   * Only calendars of this shard group.
+   *
+   * @generated from field: string shard_group = 3;
+   */
+  shardGroup: string;
+
+  /**
+   * Only calendars whose feed loads so on the replica that answers. Load
+   * health is known by the replicas of the calendar's group, so this lists
+   * the answering replica's own group, from what it holds (also while the
+   * database is away); with `shard_group` naming another group it is
+   * CALENDAR_IN_OTHER_SHARD_GROUP.
+   *
+   * @generated from field: calq.v1.LoadHealth load_health = 4;
+   */
+  loadHealth: LoadHealth;
+
+  /**
+   * Calendars per page.
+   *
+   * @generated from field: int32 page_size = 5;
+   */
+  pageSize: number;
+
+  /**
+   * Empty for the first page; then the previous `next_page_token`, with the
+   * same filters.
+   *
+   * @generated from field: string page_token = 6;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message calq.v1.ListRegisteredCalendarsRequest.
+ * Use `create(ListRegisteredCalendarsRequestSchema)` to create a new message.
+ */
+export const ListRegisteredCalendarsRequestSchema: GenMessage<ListRegisteredCalendarsRequest> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 28);
+
+/**
+ * One page of registry calendars.
+ *
+ * @generated from message calq.v1.ListRegisteredCalendarsResponse
+ */
+export type ListRegisteredCalendarsResponse = Message<"calq.v1.ListRegisteredCalendarsResponse"> & {
+  /**
+   * In id order (byte order).
+   *
+   * @generated from field: repeated calq.v1.RegisteredCalendar calendars = 1;
+   */
+  calendars: RegisteredCalendar[];
+
+  /**
+   * The token of the next page; empty on the last.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message calq.v1.ListRegisteredCalendarsResponse.
+ * Use `create(ListRegisteredCalendarsResponseSchema)` to create a new message.
+ */
+export const ListRegisteredCalendarsResponseSchema: GenMessage<ListRegisteredCalendarsResponse> = /*@__PURE__*/
+  messageDesc(file_calq_v1_calendar_admin_service, 29);
+
+/**
+ * The engines a registry can live in.
+ *
+ * @generated from enum calq.v1.RegistryEngine
+ */
+export enum RegistryEngine {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: REGISTRY_ENGINE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A journal file in the data folder, for one server.
+   *
+   * @generated from enum value: REGISTRY_ENGINE_EMBEDDED = 1;
+   */
+  EMBEDDED = 1,
+
+  /**
+   * A PostgreSQL database, for a fleet of replicas.
+   *
+   * @generated from enum value: REGISTRY_ENGINE_POSTGRESQL = 2;
+   */
+  POSTGRESQL = 2,
+}
+
+/**
+ * Describes the enum calq.v1.RegistryEngine.
+ */
+export const RegistryEngineSchema: GenEnum<RegistryEngine> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_admin_service, 0);
+
+/**
+ * Where a replica's registry calendars come from.
+ *
+ * @generated from enum calq.v1.RegistrySource
+ */
+export enum RegistrySource {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: REGISTRY_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The registry itself, loaded and then followed change by change.
+   *
+   * @generated from enum value: REGISTRY_SOURCE_REGISTRY = 1;
+   */
+  REGISTRY = 1,
+
+  /**
+   * The replica's local copy, kept in its registry folder, because the
+   * database could not be reached at start.
+   *
+   * @generated from enum value: REGISTRY_SOURCE_LOCAL_COPY = 2;
+   */
+  LOCAL_COPY = 2,
+}
+
+/**
+ * Describes the enum calq.v1.RegistrySource.
+ */
+export const RegistrySourceSchema: GenEnum<RegistrySource> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_admin_service, 1);
 
 /**
  * How a reload ended.
@@ -431,7 +1348,7 @@ export enum ReloadOutcome {
  * Describes the enum calq.v1.ReloadOutcome.
  */
 export const ReloadOutcomeSchema: GenEnum<ReloadOutcome> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_admin_service, 0);
+  enumDesc(file_calq_v1_calendar_admin_service, 2);
 
 /**
  * Where a calendar's ICS comes from.
@@ -473,7 +1390,7 @@ export enum SourceKind {
  * Describes the enum calq.v1.SourceKind.
  */
 export const SourceKindSchema: GenEnum<SourceKind> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_admin_service, 1);
+  enumDesc(file_calq_v1_calendar_admin_service, 3);
 
 /**
  * Why a load failed.
@@ -561,7 +1478,7 @@ export enum FeedFailure {
  * Describes the enum calq.v1.FeedFailure.
  */
 export const FeedFailureSchema: GenEnum<FeedFailure> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_admin_service, 2);
+  enumDesc(file_calq_v1_calendar_admin_service, 4);
 
 /**
  * How much a diagnostic cost the served calendar.
@@ -598,13 +1515,141 @@ export enum DiagnosticSeverity {
  * Describes the enum calq.v1.DiagnosticSeverity.
  */
 export const DiagnosticSeveritySchema: GenEnum<DiagnosticSeverity> = /*@__PURE__*/
-  enumDesc(file_calq_v1_calendar_admin_service, 3);
+  enumDesc(file_calq_v1_calendar_admin_service, 5);
 
 /**
- * Feed operations for operators. Every method needs the `calendar.admin`
- * capability; admin calls are audit-logged. An admin sees every configured
- * calendar, so an unknown id is CALENDAR_NOT_FOUND here (the read-only
- * service never says whether a calendar exists).
+ * How a calendar's feed loads on the replica that serves it.
+ *
+ * @generated from enum calq.v1.LoadHealth
+ */
+export enum LoadHealth {
+  /**
+   * Not known here (another group serves it), or no filter.
+   *
+   * @generated from enum value: LOAD_HEALTH_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Served, and its last read succeeded.
+   *
+   * @generated from enum value: LOAD_HEALTH_HEALTHY = 1;
+   */
+  HEALTHY = 1,
+
+  /**
+   * Served from its last good snapshot: the last read failed.
+   *
+   * @generated from enum value: LOAD_HEALTH_STALE = 2;
+   */
+  STALE = 2,
+
+  /**
+   * Not served yet: its feed has never loaded (the first read is running,
+   * or failed).
+   *
+   * @generated from enum value: LOAD_HEALTH_UNLOADED = 3;
+   */
+  UNLOADED = 3,
+}
+
+/**
+ * Describes the enum calq.v1.LoadHealth.
+ */
+export const LoadHealthSchema: GenEnum<LoadHealth> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_admin_service, 6);
+
+/**
+ * A day of the week.
+ *
+ * @generated from enum calq.v1.Weekday
+ */
+export enum Weekday {
+  /**
+   * Not given: Monday where a first day of the week is asked for.
+   *
+   * @generated from enum value: WEEKDAY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Monday.
+   *
+   * @generated from enum value: WEEKDAY_MONDAY = 1;
+   */
+  MONDAY = 1,
+
+  /**
+   * Tuesday.
+   *
+   * @generated from enum value: WEEKDAY_TUESDAY = 2;
+   */
+  TUESDAY = 2,
+
+  /**
+   * Wednesday.
+   *
+   * @generated from enum value: WEEKDAY_WEDNESDAY = 3;
+   */
+  WEDNESDAY = 3,
+
+  /**
+   * Thursday.
+   *
+   * @generated from enum value: WEEKDAY_THURSDAY = 4;
+   */
+  THURSDAY = 4,
+
+  /**
+   * Friday.
+   *
+   * @generated from enum value: WEEKDAY_FRIDAY = 5;
+   */
+  FRIDAY = 5,
+
+  /**
+   * Saturday.
+   *
+   * @generated from enum value: WEEKDAY_SATURDAY = 6;
+   */
+  SATURDAY = 6,
+
+  /**
+   * Sunday.
+   *
+   * @generated from enum value: WEEKDAY_SUNDAY = 7;
+   */
+  SUNDAY = 7,
+}
+
+/**
+ * Describes the enum calq.v1.Weekday.
+ */
+export const WeekdaySchema: GenEnum<Weekday> = /*@__PURE__*/
+  enumDesc(file_calq_v1_calendar_admin_service, 7);
+
+/**
+ * Feed operations and the calendar registry, for operators. Every method
+ * needs the `calendar.admin` capability; admin calls are audit-logged, and
+ * every registry change is written to the registry's audit log with the
+ * admin's principal. An admin sees every configured calendar, so an unknown
+ * id is CALENDAR_NOT_FOUND here (the read-only service never says whether a
+ * calendar exists).
+ *
+ * The registry (docs/operating.md, "The calendar registry") holds the
+ * calendars, their readers and people's settings that change without a
+ * restart: CreateCalendar, UpdateCalendar, DeleteCalendar, SetPerson and
+ * ListRegisteredCalendars. A change is committed to the registry (embedded
+ * in the data folder, or PostgreSQL for a fleet) and then served by every
+ * replica of the calendar's shard group within seconds. calq.yaml's
+ * calendars are served beside the registry's: an id names one calendar, so
+ * the registry refuses an id calq.yaml declares, and a server whose
+ * calq.yaml and registry share an id refuses to start, naming it. calq.yaml
+ * keeps principals' credentials and capabilities; a registry person's
+ * primary calendar, zone and working hours take precedence over calq.yaml's
+ * for the principal of that id. When the registry's database cannot be
+ * reached, changes are refused REGISTRY_UNAVAILABLE and nothing is applied,
+ * while searches go on from what each replica holds.
  *
  * Refusals carry a google.rpc.ErrorInfo (domain "calq") like CalendarService;
  * each method lists its reasons in its `reasons` option (calq.v1.Reason).
@@ -659,6 +1704,73 @@ export const CalendarAdminService: GenService<{
     methodKind: "unary";
     input: typeof ImportCalendarRequestSchema;
     output: typeof ImportCalendarResponseSchema;
+  },
+  /**
+   * Creates a calendar in the registry; every replica of its shard group
+   * serves it within seconds. The spec is validated whole and refused with
+   * INVALID_SPEC, naming every field at fault, before anything is written.
+   * Idempotent by content: the same spec sent again (a retry after a lost
+   * answer) answers the calendar with `created` false and changes nothing;
+   * an existing id with other content is CALENDAR_ALREADY_EXISTS.
+   *
+   * @generated from rpc calq.v1.CalendarAdminService.CreateCalendar
+   */
+  createCalendar: {
+    methodKind: "unary";
+    input: typeof CreateCalendarRequestSchema;
+    output: typeof CreateCalendarResponseSchema;
+  },
+  /**
+   * Replaces a registry calendar's spec as a whole (source, name, zone,
+   * refresh, readers, shard key), when `etag` is its current one. A changed
+   * source or zone is read afresh; changed readers change who may read it at
+   * once; a changed shard key may move it to another group, whose replicas
+   * then serve it while the old group's stop.
+   *
+   * @generated from rpc calq.v1.CalendarAdminService.UpdateCalendar
+   */
+  updateCalendar: {
+    methodKind: "unary";
+    input: typeof UpdateCalendarRequestSchema;
+    output: typeof UpdateCalendarResponseSchema;
+  },
+  /**
+   * Deletes a registry calendar: its replicas stop serving it within
+   * seconds and release its memory, and cursors paging it are refused
+   * CALENDAR_REMOVED. With an etag, only that version is deleted.
+   *
+   * @generated from rpc calq.v1.CalendarAdminService.DeleteCalendar
+   */
+  deleteCalendar: {
+    methodKind: "unary";
+    input: typeof DeleteCalendarRequestSchema;
+    output: typeof DeleteCalendarResponseSchema;
+  },
+  /**
+   * Creates or replaces a person's settings as a whole: the calendar
+   * "primary" names for them, their zone, their working hours, the first day
+   * of their week and their e-mail addresses. They apply to calls
+   * authenticated as that principal within seconds, over calq.yaml's
+   * `primary` and `timezone`.
+   *
+   * @generated from rpc calq.v1.CalendarAdminService.SetPerson
+   */
+  setPerson: {
+    methodKind: "unary";
+    input: typeof SetPersonRequestSchema;
+    output: typeof SetPersonResponseSchema;
+  },
+  /**
+   * One page of the registry's calendars, in id order, matching every filter
+   * given. Read-only. calq.yaml's calendars are not listed (GetCalendarStatus
+   * shows them).
+   *
+   * @generated from rpc calq.v1.CalendarAdminService.ListRegisteredCalendars
+   */
+  listRegisteredCalendars: {
+    methodKind: "unary";
+    input: typeof ListRegisteredCalendarsRequestSchema;
+    output: typeof ListRegisteredCalendarsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_calq_v1_calendar_admin_service, 0);

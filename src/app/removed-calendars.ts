@@ -1,0 +1,52 @@
+/**
+ * What a cursor of a deleted calendar gets (calendar_service.proto:
+ * REASON_CALENDAR_REMOVED). A registry calendar can be deleted while a
+ * caller pages it; opening it then fails as for any unknown calendar, with
+ * CALENDAR_NOT_ACCESSIBLE, which tells a model to stop and never guess
+ * again. A caller whose cursor proves it was given that calendar (the cursor
+ * is signed and bound to the caller and the calendars) learns instead that
+ * the calendar was removed: it knew the calendar existed, so nothing leaks.
+ * Anyone else, or a calendar that still exists but the caller may no longer
+ * read, gets the refusal the opening gave.
+ */
+import { CalqError } from "../calq-error.js";
+import type { CursorBinding, CursorCodec } from "../search/cursor.js";
+import type { CalendarView } from "../store/calendar-store.js";
+import { type CalendarAccess, findCalendar } from "./calendar-access.js";
+
+/**
+ * Rejects with CALENDAR_REMOVED when `cursor` was issued to this caller for
+ * `calendarIds` (resolved, in the cursor's order) and one of them no longer
+ * exists anywhere; otherwise with `refusal`, the opening's own.
+ */
+export async function refuseRemoved(
+  access: Pick<CalendarAccess, "shards" | "elsewhere">,
+  cursors: CursorCodec,
+  cursor: string,
+  calendarIds: readonly (string | undefined)[],
+  bindingOf: (ids: readonly string[]) => CursorBinding,
+  refusal: unknown,
+): Promise<CalendarView[]> {
+  if (!(refusal instanceof CalqError) || refusal.reason !== "CALENDAR_NOT_ACCESSIBLE") throw refusal;
+  const ids = calendarIds.filter((id) => id !== undefined);
+  if (ids.length !== calendarIds.length) throw refusal;
+  try {
+    cursors.decode(cursor, bindingOf(ids));
+  } catch {
+    throw refusal;
+  }
+  for (const id of ids) {
+    const found = await findCalendar(access, id).catch(() => {
+      throw refusal;
+    });
+    if (found === undefined) {
+      throw new CalqError(
+        "CALENDAR_REMOVED",
+        "the calendar this cursor was paging has been removed, and its events with it; stop paging, and do not search it again",
+        undefined,
+        { calendar_id: id },
+      );
+    }
+  }
+  throw refusal;
+}
