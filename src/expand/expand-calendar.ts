@@ -23,7 +23,7 @@ import type { Steps } from "../stepwise.js";
 import { DAY_MS, floorTo } from "../time/units.js";
 import { instantToLocal, localToInstant, UTC_ZONE, type ZoneRules } from "../time/zone-rules.js";
 import { Budget } from "./budget.js";
-import { byKey, type EventVersion, versionDigest } from "./event-versions.js";
+import { type EventVersion, versionDigest } from "./event-versions.js";
 import { type EventDetails, FIRST_INSTANT, LAST_INSTANT, type Occurrence } from "./occurrence.js";
 import { MAX_COUNTED, RecurrenceRule, RuleRefused } from "./recurrence-rule.js";
 import { endOf, type FutureOverride, intervalAt, type Length, type RdateSlot, Series, type Shape } from "./series.js";
@@ -42,24 +42,52 @@ export interface ExpansionLimits {
   readonly maxExpansionWork: number;
 }
 
-/** Series expanded between two pauses of the steps (a pause lets a caller on the event loop run other work). */
-const SERIES_PER_STEP = 64;
+/** Events (one UID's components) expanded between two pauses of the steps (a pause lets a caller on the event loop run other work). */
+const GROUPS_PER_STEP = 64;
+
+/**
+ * What each UID's components (a group: a single event, a series and its
+ * overrides, copies that share the UID) gave, as spans of the calendar's
+ * lists: group g's occurrences are those from occurrenceEnds[g - 1] (0 for
+ * the first) to occurrenceEnds[g], and so on. A build that reads only the
+ * events a reload changed keeps every other group's share as it was
+ * (docs/decisions.md, "Rebuilds in proportion to the change").
+ */
+export interface GroupSpans {
+  /** Each group's UID, in the order the groups were expanded (the feed order of their first component). */
+  readonly uids: readonly string[];
+  /** Each UID's digest (uidKeyOf): its events' event_ids start with it. */
+  readonly uidKeys: readonly string[];
+  readonly occurrenceEnds: Uint32Array;
+  readonly tailEnds: Uint32Array;
+  readonly versionEnds: Uint32Array;
+  readonly diagnosticEnds: Uint32Array;
+  /** Events each group kept (masters, overrides, orphans). */
+  readonly eventCounts: Uint32Array;
+  /** Rule dates each group's expansion visited (the feed's expansion budget, "Budgets count work"). */
+  readonly work: Float64Array;
+}
 
 /** A feed's occurrences, ready to index. */
 export interface ExpandedCalendar {
-  /** Materialised occurrences, in no particular order. */
+  /** Materialised occurrences, group after group, in no particular order within a group. */
   readonly occurrences: Occurrence[];
+  /** Group after group. */
   readonly tails: readonly OnDemandSeries[];
+  /** About one group's components, group after group. */
   readonly diagnostics: readonly Diagnostic[];
+  /** About the whole feed (its caps and budget), after the groups'. */
+  readonly feedDiagnostics: readonly Diagnostic[];
   /** Events kept (masters, overrides and orphans), after dropping unreadable ones. */
   readonly eventCount: number;
-  /** One version per event served, in key order (event-versions.ts). */
+  /** One version per event served, group after group (byKey orders them as snapshots keep them). */
   readonly versions: readonly EventVersion[];
+  readonly groups: GroupSpans;
 }
 
 /**
  * Expands the components of one calendar whose zone is `calendarZone`, as a
- * generator that pauses every few dozen series, so a caller may let other
+ * generator that pauses every few dozen groups, so a caller may let other
  * work run (or run it to the end at once).
  *
  * `events` is taken over: the list is emptied once read, and each component
@@ -83,11 +111,14 @@ class ComponentRefused extends Error {
 
 class CalendarExpansion {
   private readonly diagnostics: Diagnostic[] = [];
+  private readonly feedDiagnostics: Diagnostic[] = [];
   private readonly occurrences: Occurrence[] = [];
   private readonly tails: OnDemandSeries[] = [];
   private readonly versions: EventVersion[] = [];
   private readonly budget: Budget;
   private eventCount = 0;
+  /** The group being expanded: its UID and that UID's digest, made once. */
+  private expanding = { uid: "", key: "" };
 
   constructor(
     private readonly calendarZone: ZoneRules,
@@ -96,28 +127,52 @@ class CalendarExpansion {
     this.budget = new Budget(limits.maxExpansionWork);
   }
 
+  /**
+   * Expands the events one UID at a time, in the feed order of each UID's
+   * first component, so what one group gives never depends on another's
+   * (but for the feed's caps and budget, which a build near them reads
+   * whole).
+   */
   *run(events: EventComponent[]): Steps<ExpandedCalendar> {
-    const { masters, overrides, distinct } = this.group(events);
-    // From here each component is held by the maps alone, and let go of once
+    const byUid = new Map<string, EventComponent[]>();
+    for (const event of events) {
+      const list = byUid.get(event.uid);
+      if (list === undefined) byUid.set(event.uid, [event]);
+      else list.push(event);
+    }
+    // From here each component is held by the map alone, and let go of once
     // expanded: a feed's components and its occurrences are never all held at once.
     events.length = 0;
-    let expanded = 0;
-    for (const [uid, master] of masters) {
-      const own = overrides.get(uid) ?? [];
-      masters.delete(uid);
-      overrides.delete(uid);
-      this.guard(master, () => this.expandMaster(master, own));
-      if (++expanded % SERIES_PER_STEP === 0) yield;
-    }
-    for (const { event, uidKey } of distinct) this.guard(event, () => this.expandMaster(event, [], uidKey));
-    // The overrides left are those whose UID has no master.
-    for (const list of overrides.values()) {
-      const from = this.occurrences.length;
-      for (const orphan of list) this.guard(orphan, () => this.addOverride(orphan, undefined, undefined));
-      this.addVersion(list, this.occurrences.slice(from), false);
+    const count = byUid.size;
+    const uids: string[] = [];
+    const uidKeys: string[] = [];
+    const spans = {
+      occurrenceEnds: new Uint32Array(count),
+      tailEnds: new Uint32Array(count),
+      versionEnds: new Uint32Array(count),
+      diagnosticEnds: new Uint32Array(count),
+      eventCounts: new Uint32Array(count),
+      work: new Float64Array(count),
+    };
+    for (const [uid, components] of byUid) {
+      const group = uids.length;
+      const eventsBefore = this.eventCount;
+      const workBefore = this.budget.used;
+      byUid.delete(uid);
+      this.expanding = { uid, key: uidKeyOf(uid) };
+      this.expandGroup(components);
+      uids.push(uid);
+      uidKeys.push(this.expanding.key);
+      spans.occurrenceEnds[group] = this.occurrences.length;
+      spans.tailEnds[group] = this.tails.length;
+      spans.versionEnds[group] = this.versions.length;
+      spans.diagnosticEnds[group] = this.diagnostics.length;
+      spans.eventCounts[group] = this.eventCount - eventsBefore;
+      spans.work[group] = this.budget.used - workBefore;
+      if (uids.length % GROUPS_PER_STEP === 0) yield;
     }
     if (this.budget.exhausted) {
-      this.diagnostics.push(
+      this.feedDiagnostics.push(
         diagnostic(
           "EXPANSION_BUDGET_EXHAUSTED",
           `expansion visited the ${this.limits.maxExpansionWork} rule dates one load may visit; series not finished are expanded per query instead, with the same answers`,
@@ -128,9 +183,25 @@ class CalendarExpansion {
       occurrences: this.occurrences,
       tails: this.tails,
       diagnostics: this.diagnostics,
+      feedDiagnostics: this.feedDiagnostics,
       eventCount: this.eventCount,
-      versions: byKey(this.versions),
+      versions: this.versions,
+      groups: { uids, uidKeys, ...spans },
     };
+  }
+
+  /** One UID's components: its master (or the distinct events that share its UID), its overrides, or its orphans. */
+  private expandGroup(components: readonly EventComponent[]): void {
+    const { masters, overrides, distinct } = this.group(components);
+    for (const [uid, master] of masters) this.guard(master, () => this.expandMaster(master, overrides.get(uid) ?? []));
+    for (const { event, uidKey } of distinct) this.guard(event, () => this.expandMaster(event, [], uidKey));
+    if (masters.size > 0) return;
+    // Overrides whose UID has no master.
+    for (const list of overrides.values()) {
+      const from = this.occurrences.length;
+      for (const orphan of list) this.guard(orphan, () => this.addOverride(orphan, undefined, undefined));
+      this.addVersion(list, this.occurrences.slice(from), false);
+    }
   }
 
   /**
@@ -411,7 +482,7 @@ class CalendarExpansion {
   private reportFeedCapped(): void {
     if (this.feedCapReported) return;
     this.feedCapReported = true;
-    this.diagnostics.push(
+    this.feedDiagnostics.push(
       diagnostic(
         "FEED_CAPPED",
         `the feed reached the cap of ${this.limits.maxOccurrencesPerFeed} indexed occurrences; further series are expanded per query only`,
@@ -504,7 +575,7 @@ class CalendarExpansion {
     event: EventComponent,
     shape: Shape,
     recurring: boolean,
-    uidKey = uidKeyOf(event.uid),
+    uidKey = event.uid === this.expanding.uid ? this.expanding.key : uidKeyOf(event.uid),
     master?: EventComponent,
   ): EventDetails {
     const floating = event.start.kind === "date-time" && event.start.zone === undefined;
@@ -541,7 +612,7 @@ function startKey(start: IcsTime): string {
   return start.kind === "date" ? `${start.local}` : `${start.local}@${start.zone?.name ?? ""}`;
 }
 
-/** A short, stable, URL-safe digest of a UID (96 bits). */
-function uidKeyOf(uid: string): string {
+/** A short, stable, URL-safe digest of a UID (96 bits): the first part of every event_id of its events. */
+export function uidKeyOf(uid: string): string {
   return hash("sha256", uid, "base64url").slice(0, 16);
 }

@@ -160,6 +160,19 @@ export class DiagnosticLog implements DiagnosticSink {
   }
 }
 
+/**
+ * Diagnostics in the order a person reads the feed: by the line they name,
+ * then those about the whole feed (no line: its zone, its caps, how many of
+ * a code were not listed), each in the order it was reported. The order
+ * depends on the feed alone, never on how a build went through it (in
+ * batches, or only the components a reload changed: docs/decisions.md,
+ * "Rebuilds in proportion to the change").
+ */
+export function inFeedOrder(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  // A stable sort: equal lines keep the order they were reported in.
+  return [...diagnostics].sort((a, b) => (a.line ?? Number.POSITIVE_INFINITY) - (b.line ?? Number.POSITIVE_INFINITY) || 0);
+}
+
 /** How many diagnostics of each severity. */
 export function countBySeverity(diagnostics: readonly Diagnostic[]): Record<Severity, number> {
   const counts = { warning: 0, error: 0 };

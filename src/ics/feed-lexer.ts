@@ -45,6 +45,31 @@ export interface LexedComponent {
 }
 
 /**
+ * Feed text: the whole of it, or pieces of it in feed order, each with the
+ * line it starts on, so a build that reads only some components (the ones a
+ * reload changed, docs/decisions.md, "Rebuilds in proportion to the change")
+ * reports the lines of the whole feed. Each piece holds whole lines.
+ */
+export type FeedText = string | readonly TextPiece[];
+
+/** Some whole lines of a feed, and the 1-based line of the first. */
+export interface TextPiece {
+  readonly text: string;
+  readonly firstLine: number;
+}
+
+/**
+ * Where a top-level component stood: its BEGIN line and the line of its
+ * own END, undefined when something else closed it (a missing END). Given
+ * for every component the lexer closes, those a cap refused included.
+ */
+export interface ComponentBounds {
+  readonly name: string;
+  readonly line: number;
+  readonly endLine?: number;
+}
+
+/**
  * A content line RFC 5545 §3.1 can lex: a name, parameters whose values are
  * quoted or free of `";:,`, then a colon. The value may be anything.
  */
@@ -104,9 +129,14 @@ function opened(name: string, line: number): OpenComponent {
  * Splits the text into components, each given as soon as it ends (so a
  * reader that is done with one lets it go); returns the VCALENDAR's own
  * properties (of every VCALENDAR, in order). What it cannot use, and what a
- * cap cuts, is reported into `diagnostics`.
+ * cap cuts, is reported into `diagnostics`; where each component stood, to
+ * `bounds` when given.
  */
-export function* lexFeed(text: string, diagnostics: DiagnosticSink): Generator<LexedComponent, readonly ContentLine[]> {
+export function* lexFeed(
+  text: FeedText,
+  diagnostics: DiagnosticSink,
+  bounds?: (component: ComponentBounds) => void,
+): Generator<LexedComponent, readonly ContentLine[]> {
   const calendarLines: ContentLine[] = [];
   let calendarCapped = false;
   let phase: "before" | "inside" | "after" = "before";
@@ -116,11 +146,13 @@ export function* lexFeed(text: string, diagnostics: DiagnosticSink): Generator<L
   let leadingWhitespace = false;
   let seenText = false;
   const placeOf = (component: OpenComponent) => ({ uid: uidOf(component.lines), line: component.line });
-  /** Closes the open component; gives it unless a cap refused it. */
-  const close = (): LexedComponent | undefined => {
+  /** Closes the open component (at the line of its own END, when that closed it); gives it unless a cap refused it. */
+  const close = (endLine?: number): LexedComponent | undefined => {
     const closing = open;
     open = undefined;
-    return closing === undefined || closing.refused ? undefined : { name: closing.name, line: closing.line, lines: closing.lines };
+    if (closing === undefined) return undefined;
+    bounds?.({ name: closing.name, line: closing.line, endLine });
+    return closing.refused ? undefined : { name: closing.name, line: closing.line, lines: closing.lines };
   };
   const refuse = (component: OpenComponent, code: DiagnosticCode, message: string) => {
     const tzid = component.name === "VTIMEZONE" ? tzidOf(component.lines) : undefined;
@@ -291,7 +323,7 @@ export function* lexFeed(text: string, diagnostics: DiagnosticSink): Generator<L
         }
         return;
       }
-      if (depth === 0) return close();
+      if (depth === 0) return close(line);
       // Nested components whose END was lost end here with their parent.
       if (!open.refused) {
         for (let unclosed = open.stack.length - 1; unclosed > depth; unclosed--) {
@@ -484,26 +516,42 @@ export function uidOf(lines: readonly ContentLine[]): string | undefined {
   return undefined;
 }
 
-/** Unfolds the text (RFC 5545 §3.1) into logical lines, each with the feed line it starts on; blank lines are skipped. */
-function* logicalLines(text: string): Generator<ContentLine> {
+/**
+ * Unfolds the text (RFC 5545 §3.1) into logical lines, each with the feed
+ * line it starts on; blank lines are skipped. Pieces are read one after the
+ * other, each numbered from its own first line.
+ */
+function* logicalLines(text: FeedText): Generator<ContentLine> {
   let current: string | undefined;
   let currentLine = 0;
   /** Whether `current` is blank or whitespace only: nothing folds onto it (an indented BEGIN:VCALENDAR after it is a line of its own). */
   let currentBlank = true;
-  let line = 0;
-  for (const row of feedRows(text)) {
-    line++;
-    const indented = row.startsWith(" ") || row.startsWith("\t");
-    if (indented && !currentBlank) {
-      current += row.slice(1);
-      continue;
+  const pieces =
+    typeof text === "string"
+      ? [{ text, firstLine: 1 }]
+      : text.map(({ text: part, firstLine }) => ({ text: withoutLastBreak(part), firstLine }));
+  for (const piece of pieces) {
+    let line = piece.firstLine - 1;
+    for (const row of feedRows(piece.text)) {
+      line++;
+      const indented = row.startsWith(" ") || row.startsWith("\t");
+      if (indented && !currentBlank) {
+        current += row.slice(1);
+        continue;
+      }
+      if (current !== undefined && current !== "") yield { text: current, line: currentLine };
+      current = row;
+      currentLine = line;
+      currentBlank = row === "" || (indented && row.trim() === "");
     }
-    if (current !== undefined && current !== "") yield { text: current, line: currentLine };
-    current = row;
-    currentLine = line;
-    currentBlank = row === "" || (indented && row.trim() === "");
   }
   if (current !== undefined && current !== "") yield { text: current, line: currentLine };
+}
+
+/** A piece's text without the break that ends its last line: the next piece's first row follows that line, as in the whole text. */
+function withoutLastBreak(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  return text.endsWith("\n") || text.endsWith("\r") ? text.slice(0, -1) : text;
 }
 
 /**

@@ -16,7 +16,7 @@ import { ianaZone, windowsZone } from "../time/zones.js";
 import { type Availability, readAvailability } from "./availability.js";
 import { type Diagnostic, DiagnosticLog, type DiagnosticPlace, type DiagnosticSink, diagnostic } from "./diagnostic.js";
 import { aboutOf, type EventAbout } from "./event-about.js";
-import { type ContentLine, type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
+import { type ComponentBounds, type ContentLine, type FeedText, type LexedComponent, lexFeed, uidOf } from "./feed-lexer.js";
 import { mendEventLine } from "./lenient-values.js";
 import { ownString } from "./own-string.js";
 import { producerTzid } from "./tzid.js";
@@ -83,8 +83,25 @@ export interface ParsedCalendar {
   /** The feed's X-WR-TIMEZONE, when it names a known zone. */
   readonly declaredZone?: ZoneRules;
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * Diagnostics reported once per feed for a reading several events share
+   * (a TZID read as floating or by a producer's form, a VTIMEZONE that could
+   * not be read): each stands at the first event that met it, so which event
+   * that is depends on the others.
+   */
+  readonly sharedReadings: number;
+  /** Where each top-level component stood, when ParseOptions.bounds asked for it. */
+  readonly bounds?: readonly ComponentBounds[];
   /** The feed's VAVAILABILITY components (availability.ts); absent when it has none. */
   readonly availability?: readonly Availability[];
+}
+
+/** How to read a feed. */
+export interface ParseOptions {
+  /** VEVENTs read at most (FEED_COMPONENTS_CAPPED past it); by default all. */
+  readonly maxComponents?: number;
+  /** Report where each top-level component stood (ParsedCalendar.bounds). */
+  readonly bounds?: boolean;
 }
 
 /** Thrown when the text is not an iCalendar stream at all. */
@@ -110,8 +127,8 @@ class UnreadableValue extends Error {
  * Parses feed text. Throws NotICalendarError when it holds no VCALENDAR.
  * VEVENTs past the first `maxComponents` are left out with one diagnostic.
  */
-export function parseCalendar(text: string, maxComponents = Infinity): ParsedCalendar {
-  return runAtOnce(parseCalendarSteps(text, maxComponents));
+export function parseCalendar(text: FeedText, options: ParseOptions = {}): ParsedCalendar {
+  return runAtOnce(parseCalendarSteps(text, options));
 }
 
 /**
@@ -126,15 +143,26 @@ export function parseCalendar(text: string, maxComponents = Infinity): ParsedCal
  * An event's TZID may name a VTIMEZONE that comes after it, though: a feed
  * with a VTIMEZONE after its first VEVENT is read with every VTIMEZONE first.
  */
-export function* parseCalendarSteps(text: string, maxComponents = Infinity): Steps<ParsedCalendar> {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (!isICalendar(body)) throw new NotICalendarError("the feed is not iCalendar text (no BEGIN:VCALENDAR)");
-  if (zonesBeforeEvents(body)) {
-    const streamed = yield* readFeed(body, maxComponents, true);
+export function* parseCalendarSteps(text: FeedText, options: ParseOptions = {}): Steps<ParsedCalendar> {
+  const body = withoutByteOrderMark(text);
+  // Pieces are few and short (a build reads pieces only for what a reload changed): joined for the checks alone.
+  const joined = typeof body === "string" ? body : body.map((piece) => piece.text).join("");
+  if (!isICalendar(joined)) throw new NotICalendarError("the feed is not iCalendar text (no BEGIN:VCALENDAR)");
+  const reading = { maxComponents: options.maxComponents ?? Infinity, bounds: options.bounds === true };
+  if (zonesBeforeEvents(joined)) {
+    const streamed = yield* readFeed(body, reading, true);
     if (streamed !== undefined) return streamed;
   }
-  const whole = yield* readFeed(body, maxComponents, false);
+  const whole = yield* readFeed(body, reading, false);
   return whole!;
+}
+
+/** The text without the byte order mark some exporters put before its first line. */
+function withoutByteOrderMark(text: FeedText): FeedText {
+  if (typeof text === "string") return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const [first, ...rest] = text;
+  if (first === undefined || first.text.charCodeAt(0) !== 0xfeff) return text;
+  return [{ text: first.text.slice(1), firstLine: first.firstLine }, ...rest];
 }
 
 /**
@@ -157,9 +185,14 @@ function zonesBeforeEvents(text: string): boolean {
  * again, not streaming); otherwise every event waits until every VTIMEZONE
  * is typed.
  */
-function* readFeed(body: string, maxComponents: number, streaming: boolean): Steps<ParsedCalendar | undefined> {
+function* readFeed(
+  body: FeedText,
+  { maxComponents, bounds }: { readonly maxComponents: number; readonly bounds: boolean },
+  streaming: boolean,
+): Steps<ParsedCalendar | undefined> {
   const diagnostics = new DiagnosticLog();
   const reader = new CalendarReader(diagnostics);
+  const found: ComponentBounds[] = [];
   const pacer = new Pacer();
   const events: EventComponent[] = [];
   const readEvent = (jcal: JCalComponent, component: MendedComponent) => {
@@ -184,7 +217,7 @@ function* readFeed(body: string, maxComponents: number, streaming: boolean): Ste
       batchLines = 0;
     }
   };
-  const lexer = lexFeed(body, diagnostics);
+  const lexer = lexFeed(body, diagnostics, bounds ? (component) => found.push(component) : undefined);
   const availabilities: LexedComponent[] = [];
   let veventCount = 0;
   let calendarLines: readonly ContentLine[];
@@ -231,7 +264,14 @@ function* readFeed(body: string, maxComponents: number, streaming: boolean): Ste
   typeComponents(batch, diagnostics, readEvent);
   const declaredZone = reader.declaredZone(calendarLines.flatMap(({ text: line }) => calendarProperty(line)));
   const availability = availabilities.length === 0 ? undefined : readAvailability(availabilities, diagnostics);
-  return { events, declaredZone, diagnostics: diagnostics.list(), ...(availability === undefined ? {} : { availability }) };
+  return {
+    events,
+    declaredZone,
+    diagnostics: diagnostics.list(),
+    sharedReadings: reader.sharedReadings,
+    ...(bounds ? { bounds: found } : {}),
+    ...(availability === undefined ? {} : { availability }),
+  };
 }
 
 /** Whether the text holds an iCalendar stream at all (a BEGIN:VCALENDAR line). */
@@ -451,6 +491,8 @@ class CalendarReader {
   private readonly resolved = new Map<string, ZoneRules | undefined>();
   /** The component being read, for diagnostics. */
   private place: DiagnosticPlace = {};
+  /** Diagnostics reported once per feed at the first event that met them (ParsedCalendar.sharedReadings). */
+  sharedReadings = 0;
 
   constructor(private readonly diagnostics: DiagnosticSink) {}
 
@@ -472,6 +514,7 @@ class CalendarReader {
       return vtimezoneZone(tzid, defined.component);
     } catch (error) {
       if (!(error instanceof UnreadableTimezone)) throw error;
+      this.sharedReadings++;
       this.diagnostics.push(
         diagnostic(error.code, `VTIMEZONE ${tzid} could not be read (${error.message}); its TZID was read without it`, {
           line: defined.line,
@@ -506,6 +549,7 @@ class CalendarReader {
     if (zone === undefined) {
       const reading = producerTzid(tzid);
       zone = reading?.zone;
+      this.sharedReadings++;
       this.diagnostics.push(
         reading === undefined
           ? diagnostic(
@@ -594,7 +638,7 @@ class CalendarReader {
 
   /**
    * DTSTART with DTEND or DURATION, of whatever kinds the producer wrote,
-   * brought to one reading (docs/imperfect-feeds.md, the value-type and zone rows), each reported:
+   * brought to one reading (issue 9, cases 2 and 3), each reported:
    * - a DATE start with a DATE-TIME end is all-day, up to the end's date
    *   (the day after it when the end is not at midnight);
    * - a DATE-TIME start with a DATE end ends at the start of that date, in

@@ -33,6 +33,27 @@ export function endsOf(parts: IndexParts): Float64Array {
   return parts.maxEnds.subarray(parts.leafBase, parts.leafBase + parts.starts.length);
 }
 
+/**
+ * The parts of an index over intervals already in index order: `starts` as
+ * given, and the tree of maximum ends built over `ends` in an array from
+ * `allocate` (an index shared between threads builds it on shared memory).
+ */
+export function indexPartsOf(
+  starts: Float64Array,
+  ends: ArrayLike<number>,
+  allocate: (length: number) => Float64Array = (length) => new Float64Array(length),
+): IndexParts {
+  const n = starts.length;
+  let leafBase = 1;
+  while (leafBase < n) leafBase *= 2;
+  const maxEnds = allocate(2 * leafBase).fill(Number.NEGATIVE_INFINITY);
+  for (let i = 0; i < n; i++) maxEnds[leafBase + i] = ends[i];
+  for (let node = leafBase - 1; node >= 1; node--) {
+    maxEnds[node] = Math.max(maxEnds[2 * node], maxEnds[2 * node + 1]);
+  }
+  return { starts, maxEnds, leafBase };
+}
+
 export class IntervalIndex<T extends Interval> {
   private readonly starts: Float64Array;
   private readonly maxEnds: Float64Array;
@@ -60,19 +81,13 @@ export class IntervalIndex<T extends Interval> {
     const tieBreak = second as (a: T, b: T) => number;
     items.sort((a, b) => a.start - b.start || tieBreak(a, b));
     this.made = items;
-    const n = items.length;
-    this.starts = new Float64Array(n);
-    let leafBase = 1;
-    while (leafBase < n) leafBase *= 2;
-    this.leafBase = leafBase;
-    this.maxEnds = new Float64Array(2 * leafBase).fill(-Infinity);
-    for (let i = 0; i < n; i++) {
-      this.starts[i] = items[i].start;
-      this.maxEnds[leafBase + i] = items[i].end;
-    }
-    for (let node = leafBase - 1; node >= 1; node--) {
-      this.maxEnds[node] = Math.max(this.maxEnds[2 * node], this.maxEnds[2 * node + 1]);
-    }
+    const parts = indexPartsOf(
+      Float64Array.from(items, (item) => item.start),
+      items.map((item) => item.end),
+    );
+    this.starts = parts.starts;
+    this.maxEnds = parts.maxEnds;
+    this.leafBase = parts.leafBase;
   }
 
   /** The arrays of this index (shared, not copied: transfer them only when done with this index). */

@@ -46,7 +46,16 @@ export function feedText(bytes: Uint8Array, request: BuildRequest): { text: stri
       diagnostic("INVALID_UTF8", "bytes that are not UTF-8 were read as U+FFFD; re-export the feed as UTF-8", { line: invalidUtf8Line }),
     );
   }
-  const { partialAllowed: _partialAllowed, feedDigest, ...input } = request;
-  const contentId = feedDigest === undefined ? snapshotContentId(bytes, request) : snapshotContentIdOf(feedDigest, request);
-  return { text, input: { ...input, decoding, partial, contentId } };
+  return { text, input: { ...buildInput(request), decoding, partial, contentId: contentIdOf(bytes, request) } };
+}
+
+/** The snapshot input of a request, without what the bytes themselves say. */
+export function buildInput(request: BuildRequest): SnapshotInput {
+  const { partialAllowed: _partialAllowed, feedDigest: _feedDigest, ...input } = request;
+  return input;
+}
+
+/** The snapshot id of the bytes read as `request` asks (content-id.ts). */
+export function contentIdOf(bytes: Uint8Array, request: BuildRequest): string {
+  return request.feedDigest === undefined ? snapshotContentId(bytes, request) : snapshotContentIdOf(request.feedDigest, request);
 }

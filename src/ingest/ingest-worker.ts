@@ -1,16 +1,15 @@
 /**
  * The ingest worker's script: builds a snapshot from feed bytes (decode,
- * parse, expand, index, all at once: this thread serves no one else) and
- * hands it back packed, its arrays transferred.
+ * parse, expand, index, all at once: this thread serves no one else), from
+ * the calendar's previous snapshot when the task carries it, and hands it
+ * back packed, its arrays on shared memory.
  */
 import { setPriority } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { FeedFailure } from "../feeds/feed-read.js";
-import { feedText } from "./feed-text.js";
 import { BUILD_NICENESS, type BuildAnswer, type BuildTask } from "./ingest.js";
-import { packSnapshot } from "./packed-snapshot.js";
-import { buildSnapshot } from "./snapshot.js";
+import { buildPacked } from "./packed-build.js";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -28,13 +27,9 @@ try {
 port.on("message", (task: BuildTask) => {
   const heapBefore = getHeapStatistics().total_heap_size;
   let answer: DistributiveOmit<BuildAnswer, "heapGrowthBytes">;
-  let transfer: ArrayBuffer[] = [];
   try {
     // The bytes and then the text are handed over, so neither is held once read.
-    const source = feedText(takeBytes(task), task.request);
-    const packing = packSnapshot(buildSnapshot(source, source.input));
-    answer = { kind: "built", packed: packing.packed };
-    transfer = packing.transfer;
+    answer = { kind: "built", packed: buildPacked(task, task.request, task.previous) };
   } catch (error) {
     if (error instanceof FeedFailure) answer = { kind: "refused", failure: error.failure, detail: error.message };
     // The error's text may quote the feed; only its kind and where it was thrown go back.
@@ -46,12 +41,6 @@ port.on("message", (task: BuildTask) => {
       };
   }
   const heapGrowthBytes = getHeapStatistics().total_heap_size - heapBefore;
-  port.postMessage({ ...answer, heapGrowthBytes } satisfies BuildAnswer, transfer);
+  // Nothing to transfer: the snapshot's arrays are on shared memory.
+  port.postMessage({ ...answer, heapGrowthBytes } satisfies BuildAnswer);
 });
-
-/** The task's bytes, taken out of it: once decoded, nothing here holds a feed's bytes (about 20 MiB for 100k events). */
-function takeBytes(task: BuildTask): Uint8Array {
-  const { bytes } = task;
-  (task as { bytes?: Uint8Array }).bytes = undefined;
-  return bytes;
-}

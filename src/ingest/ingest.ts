@@ -5,8 +5,9 @@
  *
  * Decoding, the cheap refusals (empty, not iCalendar, cut short), parsing,
  * expansion and indexing run in a pool of worker threads sized to the cores,
- * and the snapshot comes back packed (typed arrays transferred, see
- * packed-snapshot.ts), so this thread only wraps it.
+ * and the snapshot comes back packed (typed arrays on shared memory, see
+ * packed-snapshot.ts), so this thread only wraps it. Given the calendar's
+ * previous snapshot, the worker reads again only what changed.
  *
  * What a build reads depends on its bytes and configuration alone: every
  * budget inside it counts work. The one bound in time is a safety net for
@@ -20,15 +21,17 @@ import type { ExpansionLimits } from "../expand/expand-calendar.js";
 import { FeedFailure, type FeedFailureClass } from "../feeds/feed-read.js";
 import { NotICalendarError } from "../ics/parse-calendar.js";
 import type { BuildRequest } from "./feed-text.js";
-import { type PackedSnapshot, unpackSnapshot } from "./packed-snapshot.js";
+import { type PackedSnapshot, packedFormOf, releasePackedForm, unpackSnapshot } from "./packed-snapshot.js";
 import type { Snapshot } from "./snapshot.js";
 import { siblingScript, WorkerDeadlineError, WorkerPool } from "./worker-pool.js";
 
 /** What the main thread asks of an ingest worker. */
 export interface BuildTask {
-  /** Moved to the worker when handed over (IngestOptions.handOver), else copied. */
-  readonly bytes: Uint8Array;
+  /** Moved to the worker when handed over (IngestOptions.handOver), else copied; the build takes them out once read. */
+  bytes?: Uint8Array;
   readonly request: BuildRequest;
+  /** The calendar's previous snapshot, packed: its arrays are shared, not copied (IngestOptions.previous). */
+  readonly previous?: PackedSnapshot;
 }
 
 /** What an ingest worker answers, and how much the build grew its heap (V8's total heap size, in bytes). */
@@ -101,6 +104,14 @@ export interface IngestOptions {
    * here, and copied there, while it builds. Otherwise they are copied.
    */
   readonly handOver?: boolean;
+  /**
+   * The calendar's current snapshot: the build reads again only the events
+   * whose text changed and keeps the rest of it, when nothing feed-wide
+   * changed (docs/decisions.md, "Rebuilds in proportion to the change").
+   * The result is the snapshot a build without it gives; Snapshot.build
+   * says which way it went.
+   */
+  readonly previous?: Snapshot;
 }
 
 /** The buffer under `bytes`, when it may move to a worker: handed over, and theirs alone. */
@@ -135,9 +146,12 @@ export async function ingestFeed(
     feedDigest: options.feedDigest,
   };
   try {
-    const answer = await ingestPool().run({ bytes, request } satisfies BuildTask, deadlineMs, movable(bytes, options.handOver ?? false));
+    const previous = options.previous === undefined ? undefined : packedFormOf(options.previous);
+    const task: BuildTask = { bytes, request, ...(previous === undefined ? {} : { previous }) };
+    const answer = await ingestPool().run(task, deadlineMs, movable(bytes, options.handOver ?? false));
     switch (answer.kind) {
       case "built":
+        if (options.previous !== undefined) releasePackedForm(options.previous);
         return unpackSnapshot(answer.packed);
       case "refused":
         throw new FeedFailure(answer.failure, answer.detail);

@@ -1,13 +1,16 @@
 /**
  * The events' details of a snapshot as columns, to cross from an ingest
  * worker to the main thread cheaply: their strings in one string table,
- * their flags and instants in typed arrays. Packing reads each field once
- * (no JSON per event); unpacking makes an EventDetails only when a search
- * first reaches an occurrence of it.
+ * their flags and instants in typed arrays, all on shared memory. Packing
+ * reads each field once (no JSON per event); unpacking makes an
+ * EventDetails only when a search first reaches an occurrence of it; a
+ * later build keeps the details of the events a reload did not change by
+ * copying their columns.
  */
 import type { EventDetails } from "../expand/occurrence.js";
 import type { EventAbout } from "../ics/event-about.js";
-import { type StringTable, stringReader, stringTable, stringTableBuffers } from "./string-table.js";
+import { sharedFloat64, sharedUint8 } from "./shared-memory.js";
+import { type StringTable, StringTableBuilder, stringReader } from "./string-table.js";
 
 /** The string fields of one details, in the order they follow one another in the table; then the JSON of `about`. */
 const STRING_FIELDS = ["uid", "uidKey", "summary", "location", "searchable", "eventTimezone"] as const;
@@ -37,29 +40,59 @@ export interface PackedDetails {
   readonly lastModified: Float64Array;
 }
 
-/** `details` as columns, with the buffers that may be transferred. */
-export function packDetails(details: readonly EventDetails[]): { packed: PackedDetails; transfer: ArrayBuffer[] } {
-  const count = details.length;
-  const strings: string[] = [];
-  const flags = new Uint8Array(count);
-  const lastModified = new Float64Array(count);
-  details.forEach((one, i) => {
-    for (const field of STRING_FIELDS) strings.push(one[field]);
-    strings.push(one.about === undefined ? "" : JSON.stringify(one.about));
-    flags[i] =
+/** Details [from, to) of a packed set. */
+export interface DetailsRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * `fresh` as columns, after the ranges of `kept` (ids in the order given,
+ * then the fresh ones): a build keeps an unchanged event's details by
+ * copying them, bytes and all.
+ */
+export function packDetails(
+  fresh: readonly EventDetails[],
+  kept?: { readonly details: PackedDetails; readonly ranges: readonly DetailsRange[] },
+): PackedDetails {
+  const keptCount = kept === undefined ? 0 : kept.ranges.reduce((sum, range) => sum + range.to - range.from, 0);
+  const count = keptCount + fresh.length;
+  const strings = new StringTableBuilder();
+  const flags = sharedUint8(count);
+  const lastModified = sharedFloat64(count);
+  let at = 0;
+  for (const { from, to } of kept?.ranges ?? []) {
+    const source = kept!.details;
+    strings.addRange(source.strings, from * STRINGS_PER_DETAILS, to * STRINGS_PER_DETAILS);
+    flags.set(source.flags.subarray(from, to), at);
+    lastModified.set(source.lastModified.subarray(from, to), at);
+    at += to - from;
+  }
+  for (const one of fresh) {
+    for (const field of STRING_FIELDS) strings.add(one[field]);
+    strings.add(one.about === undefined ? "" : JSON.stringify(one.about));
+    flags[at] =
       STATUSES.indexOf(one.status) |
       (one.transparent ? TRANSPARENT : 0) |
       (one.allDay ? ALL_DAY : 0) |
       (one.recurring ? RECURRING : 0) |
       (one.lastModified === undefined ? 0 : HAS_LAST_MODIFIED) |
       (one.classified === true ? CLASSIFIED : 0);
-    lastModified[i] = one.lastModified ?? 0;
+    lastModified[at] = one.lastModified ?? 0;
+    at++;
+  }
+  return { count, strings: strings.build(), flags, lastModified };
+}
+
+/** What comparing occurrences needs of a packed details (compareOccurrences): read without making the whole details. */
+export function orderingReader(packed: PackedDetails): (i: number) => Pick<EventDetails, "uidKey" | "recurring" | "allDay"> {
+  const string = stringReader(packed.strings);
+  const uidKeyField = STRING_FIELDS.indexOf("uidKey");
+  return (i) => ({
+    uidKey: string(i * STRINGS_PER_DETAILS + uidKeyField),
+    recurring: (packed.flags[i] & RECURRING) !== 0,
+    allDay: (packed.flags[i] & ALL_DAY) !== 0,
   });
-  const table = stringTable(strings);
-  return {
-    packed: { count, strings: table, flags, lastModified },
-    transfer: [...stringTableBuffers(table), flags.buffer as ArrayBuffer, lastModified.buffer as ArrayBuffer],
-  };
 }
 
 /**

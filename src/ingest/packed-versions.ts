@@ -1,12 +1,14 @@
 /**
  * A snapshot's event versions (expand/event-versions.ts) in the form that
  * crosses from an ingest worker cheaply: keys, digests and summaries as
- * string tables, spans and flags as typed arrays, their buffers
- * transferred. The main thread makes a version only when a comparison of
- * snapshots finds it changed.
+ * string tables, spans and flags as typed arrays, all on shared memory. The
+ * main thread makes a version only when a comparison of snapshots finds it
+ * changed; a later build copies the versions of the events a reload did not
+ * change.
  */
 import type { EventVersion, VersionTable } from "../expand/event-versions.js";
-import { type StringTable, stringReader, stringTable, stringTableBuffers } from "./string-table.js";
+import { sharedFloat64, sharedUint8 } from "./shared-memory.js";
+import { type StringTable, StringTableBuilder, stringReader } from "./string-table.js";
 
 /** Versions as columns, in key order. */
 export interface PackedVersions {
@@ -20,31 +22,62 @@ export interface PackedVersions {
   readonly flags: Uint8Array;
 }
 
-/** Packs versions in key order, with the buffers to transfer. */
-export function packVersions(table: VersionTable): { packed: PackedVersions; transfer: ArrayBuffer[] } {
-  const versions = Array.from({ length: table.size }, (_, position) => table.at(position));
-  const starts = Float64Array.from(versions, (version) => version.start);
-  const ends = Float64Array.from(versions, (version) => version.end);
-  const flags = Uint8Array.from(versions, (version) => (version.recurring ? 1 : 0) | (version.classified ? 2 : 0));
-  const packed: PackedVersions = {
-    keys: stringTable(versions.map((version) => version.key)),
-    digests: stringTable(versions.map((version) => version.digest)),
-    summaries: stringTable(versions.map((version) => version.summary)),
-    starts,
-    ends,
-    flags,
-  };
-  return {
-    packed,
-    transfer: [
-      ...stringTableBuffers(packed.keys),
-      ...stringTableBuffers(packed.digests),
-      ...stringTableBuffers(packed.summaries),
-      starts.buffer as ArrayBuffer,
-      ends.buffer as ArrayBuffer,
-      flags.buffer as ArrayBuffer,
-    ],
-  };
+/** Packs versions given in key order. */
+export function packVersions(table: VersionTable): PackedVersions {
+  const builder = new PackedVersionsBuilder();
+  for (let position = 0; position < table.size; position++) builder.add(table.at(position));
+  return builder.build();
+}
+
+/** Builds packed versions from versions and ranges of packed ones, added in key order. */
+export class PackedVersionsBuilder {
+  private readonly keys = new StringTableBuilder();
+  private readonly digests = new StringTableBuilder();
+  private readonly summaries = new StringTableBuilder();
+  /** What was added, in order: one version, or versions [from, to) of a packed set. */
+  private readonly parts: (
+    | { readonly version: EventVersion }
+    | { readonly packed: PackedVersions; readonly from: number; readonly to: number }
+  )[] = [];
+
+  add(version: EventVersion): void {
+    this.keys.add(version.key);
+    this.digests.add(version.digest);
+    this.summaries.add(version.summary);
+    this.parts.push({ version });
+  }
+
+  /** Appends versions [from, to) of `packed`, copied. */
+  addRange(packed: PackedVersions, from: number, to: number): void {
+    this.keys.addRange(packed.keys, from, to);
+    this.digests.addRange(packed.digests, from, to);
+    this.summaries.addRange(packed.summaries, from, to);
+    this.parts.push({ packed, from, to });
+  }
+
+  build(): PackedVersions {
+    const count = this.keys.size;
+    const starts = sharedFloat64(count);
+    const ends = sharedFloat64(count);
+    const flags = sharedUint8(count);
+    let at = 0;
+    for (const part of this.parts) {
+      if ("version" in part) {
+        const { version } = part;
+        starts[at] = version.start;
+        ends[at] = version.end;
+        flags[at] = (version.recurring ? 1 : 0) | (version.classified ? 2 : 0);
+        at++;
+        continue;
+      }
+      const { packed, from, to } = part;
+      starts.set(packed.starts.subarray(from, to), at);
+      ends.set(packed.ends.subarray(from, to), at);
+      flags.set(packed.flags.subarray(from, to), at);
+      at += to - from;
+    }
+    return { keys: this.keys.build(), digests: this.digests.build(), summaries: this.summaries.build(), starts, ends, flags };
+  }
 }
 
 /** A table over packed versions. */

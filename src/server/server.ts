@@ -345,6 +345,12 @@ function logSnapshot(log: Logger, snapshot: Snapshot): void {
     zone_source: snapshot.zoneSource,
     diagnostics: snapshot.diagnostics.length,
     ...diagnosticCounts(snapshot),
+    // Whole, and why, or from the snapshot before (docs/decisions.md, "Rebuilds in proportion to the change").
+    ...(snapshot.build === undefined
+      ? {}
+      : snapshot.build.kind === "full"
+        ? { build: "full", build_reason: snapshot.build.reason }
+        : { build: "incremental", events_read: snapshot.build.eventsRead, events_kept: snapshot.build.eventsKept }),
   });
   // Code, UID and line only: a diagnostic's message may quote the feed's text,
   // and event contents never go to the log (calq check and the admin API show it).

@@ -28,7 +28,8 @@ import { ingestFeed } from "../ingest/ingest.js";
 import type { Snapshot } from "../ingest/snapshot.js";
 import { ChangeHistory, type EventChange } from "./change-history.js";
 
-const YEAR_MS = 365.25 * 86_400_000;
+const DAY_MS = 86_400_000;
+const YEAR_MS = 365.25 * DAY_MS;
 /**
  * Replaced snapshots kept per calendar, however young: a feed that changes at
  * every read (a DTSTAMP of "now") with a short refresh would otherwise pile
@@ -107,11 +108,18 @@ export interface StoreOptions {
   readonly onSourceLog?: (calendarId: string, event: CalDavLogEvent) => void;
 }
 
-/** Expansion bounds: a year back and two ahead are materialised. */
+/**
+ * Expansion bounds: a year back and two ahead of the load's day (UTC) are
+ * materialised. By the day, not the instant, so the reloads of one day
+ * index the same years and may reuse each other's occurrences
+ * (docs/decisions.md, "Rebuilds in proportion to the change"); which years
+ * are indexed never changes an answer.
+ */
 export function defaultLimits(now: number, feeds: FeedLimits = DEFAULT_FEED_LIMITS): ExpansionLimits {
+  const day = Math.floor(now / DAY_MS) * DAY_MS;
   return {
-    hotStart: now - YEAR_MS,
-    hotEnd: now + 2 * YEAR_MS,
+    hotStart: day - YEAR_MS,
+    hotEnd: day + 2 * YEAR_MS,
     maxOccurrencesPerSeries: feeds.maxOccurrencesPerSeries,
     maxOccurrencesPerFeed: feeds.maxOccurrencesPerFeed,
     maxExpansionWork: feeds.expansionWork,
@@ -351,6 +359,8 @@ export class CalendarStore {
         partialAllowed,
         feedDigest: read.version.digest,
         handOver: true,
+        // Only the events that changed are read again (docs/decisions.md, "Rebuilds in proportion to the change").
+        previous: state.view.snapshot,
       });
       if (removed(state)) return { outcome: "unchanged" };
       if (snapshot.partial === true) {

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { versionChanges } from "../../src/expand/event-versions.js";
-import { packSnapshot, unpackSnapshot } from "../../src/ingest/packed-snapshot.js";
 import { feed, snapshotOf } from "../support/feeds.js";
+import { workerBuild } from "../support/worker-build.js";
 
 const readAt = Date.UTC(2026, 10, 29);
 const standup = ["UID:standup", "DTSTART:20261130T090000Z", "DURATION:PT15M", "RRULE:FREQ=WEEKLY;BYDAY=MO", "SUMMARY:Stand-up"];
@@ -54,9 +54,10 @@ describe("event versions", () => {
   });
 
   it("cross threads packed and read the same", () => {
-    const built = snapshotOf(feed(["X-WR-TIMEZONE:UTC"], standup, review, lunch), readAt);
+    const text = feed(["X-WR-TIMEZONE:UTC"], standup, review, lunch);
+    const built = snapshotOf(text, readAt);
     const before = [0, 1, 2].map((i) => built.versions.at(i));
-    const unpacked = unpackSnapshot(packSnapshot(built).packed);
+    const unpacked = workerBuild(text, { readAt });
     expect([0, 1, 2].map((i) => unpacked.versions.at(i))).toEqual(before);
   });
 });

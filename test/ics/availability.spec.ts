@@ -5,10 +5,10 @@
  * and what it leaves out, with a diagnostic, rather than half-read.
  */
 import { describe, expect, it } from "vitest";
-import { packSnapshot, unpackSnapshot } from "../../src/ingest/packed-snapshot.js";
 import { buildSnapshot } from "../../src/ingest/snapshot.js";
 import { defaultLimits } from "../../src/store/calendar-store.js";
 import { ics, vevent } from "../support/feeds.js";
+import { workerBuild } from "../support/worker-build.js";
 
 const readAt = Date.UTC(2026, 9, 1);
 
@@ -97,12 +97,26 @@ describe("VAVAILABILITY", () => {
     expect(floating.diagnostics.some((candidate) => candidate.message.includes("floating"))).toBe(true);
   });
 
-  it("travels with the snapshot from an ingest worker", () => {
-    const built = snapshotOf(...vavailability(["DTSTART;TZID=America/New_York:20260101T000000"], WEEKDAYS_8_TO_12));
-    const availability = built.availability;
-    const unpacked = unpackSnapshot(packSnapshot(built).packed);
-    expect(unpacked.availability).toEqual(availability);
-    const without = unpackSnapshot(packSnapshot(snapshotOf(...vevent("UID:e", "DTSTART:20261002T150000Z", "SUMMARY:x"))).packed);
+  it("travels with the snapshot from an ingest worker, whole or rebuilt from the one before", () => {
+    const events = Array.from({ length: 200 }, (_, i) =>
+      vevent(`UID:e${i}`, `DTSTART:202610${String(2 + (i % 20)).padStart(2, "0")}T150000Z`, `SUMMARY:e${i}`),
+    );
+    const text = (title: string) =>
+      ics(
+        "X-WR-TIMEZONE:America/New_York",
+        ...vavailability(["DTSTART;TZID=America/New_York:20260101T000000"], WEEKDAYS_8_TO_12),
+        ...events.flat().map((line) => (line === "SUMMARY:e7" ? `SUMMARY:${title}` : line)),
+      );
+    const built = workerBuild(text("e7"), { readAt });
+    expect(built.availability).toEqual(
+      snapshotOf(...vavailability(["DTSTART;TZID=America/New_York:20260101T000000"], WEEKDAYS_8_TO_12)).availability,
+    );
+    const rebuilt = workerBuild(text("moved"), { readAt, previous: built });
+    expect(rebuilt.build?.kind).toBe("incremental");
+    expect(rebuilt.availability).toEqual(built.availability);
+    const without = workerBuild(ics("X-WR-TIMEZONE:America/New_York", ...vevent("UID:e", "DTSTART:20261002T150000Z", "SUMMARY:x")), {
+      readAt,
+    });
     expect(without.availability).toBeUndefined();
   });
 });

@@ -274,9 +274,10 @@ describe("case 10: a feed cut in the middle", () => {
       ["Complete before the cut", "2026-10-05T07:00:00.000Z", "2026-10-05T08:00:00.000Z"],
       ["Also complete", "2026-10-06T07:00:00.000Z", "2026-10-06T08:00:00.000Z"],
     ]);
+    // In feed order: the component cut at its line, then the feed as a whole.
     expect(errors(view.snapshot!)).toEqual([
-      ["FEED_TRUNCATED", undefined],
       ["FEED_TRUNCATED", "cut-3@cloud.example"],
+      ["FEED_TRUNCATED", undefined],
     ]);
   });
 
@@ -435,9 +436,10 @@ describe("never one event against the whole calendar", () => {
       ["Lunch", "2026-10-02T16:00:00.000Z", "2026-10-02T17:00:00.000Z"],
       ["Ordinary", "2026-10-02T18:00:00.000Z", "2026-10-02T19:00:00.000Z"],
     ]);
+    // In feed order: the year-one event stands before the weekly one.
     expect(errors(snapshot)).toEqual([
-      ["UNREADABLE_RRULE", "weekly@example.org"],
       ["INSTANT_OUT_OF_RANGE", "year-one@example.org"],
+      ["UNREADABLE_RRULE", "weekly@example.org"],
     ]);
     expect(warnings(snapshot)).toEqual([
       ["END_CLAMPED", "forever-days@example.org"],

@@ -56,16 +56,23 @@ describe("packed details", () => {
   });
 
   it("come back from another thread equal, field for field, to the details they were packed from", () => {
-    const { packed, transfer } = packDetails(original);
-    const read = detailsReader(structuredClone(packed, { transfer }));
+    const read = detailsReader(structuredClone(packDetails(original)));
     const unpacked = original.map((_, i) => read(i));
     expect(unpacked).toStrictEqual(original);
   });
 
-  it("move their typed arrays rather than copying them", () => {
-    const { packed, transfer } = packDetails(original);
-    structuredClone(packed, { transfer });
-    expect(transfer.length).toBeGreaterThan(0);
-    for (const buffer of transfer) expect(buffer.byteLength).toBe(0);
+  it("share their columns with the other thread rather than copying them", () => {
+    const packed = packDetails(original);
+    const crossed = structuredClone(packed);
+    crossed.flags[0] ^= 0xff;
+    expect(packed.flags[0]).toBe(crossed.flags[0]);
+    expect(packed.strings.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
+
+  it("keep ranges of a packed set byte for byte, before the fresh ones", () => {
+    const packed = packDetails(original);
+    const kept = packDetails(original.slice(0, 2), { details: packed, ranges: [{ from: 3, to: original.length }] });
+    const read = detailsReader(kept);
+    expect(Array.from({ length: kept.count }, (_, i) => read(i))).toStrictEqual([...original.slice(3), ...original.slice(0, 2)]);
   });
 });

@@ -1,15 +1,14 @@
 /**
  * A snapshot packed in an ingest worker and unpacked on the main thread
- * answers every search exactly as the snapshot it was packed from, its
- * arrays moved rather than copied, its on-demand series rebuilt from their
+ * answers every search exactly as a snapshot built on the main thread, its
+ * arrays shared rather than copied, its on-demand series rebuilt from their
  * recipes.
  */
 import { describe, expect, it } from "vitest";
 import { eventIdOf, type Occurrence } from "../../src/expand/occurrence.js";
-import { packSnapshot, unpackSnapshot } from "../../src/ingest/packed-snapshot.js";
-import type { Snapshot } from "../../src/ingest/snapshot.js";
 import type { Window } from "../../src/search/match.js";
 import { ics, plusThreeZone, searchAll, snapshotOf, vevent } from "../support/feeds.js";
+import { workerBuild } from "../support/worker-build.js";
 
 const readAt = Date.UTC(2026, 10, 29);
 
@@ -35,13 +34,6 @@ const text = ics(
   ...vevent("UID:hourly", "DTSTART:20260101T000000Z", "RRULE:FREQ=HOURLY;INTERVAL=5;COUNT=200000"),
 );
 
-/** Packs a snapshot and moves it through structured cloning, as postMessage does. */
-function crossed(snapshot: Snapshot): { unpacked: Snapshot; transferred: ArrayBuffer[] } {
-  const packing = packSnapshot(snapshot);
-  const packed = structuredClone(packing.packed, { transfer: packing.transfer });
-  return { unpacked: unpackSnapshot(packed), transferred: packing.transfer };
-}
-
 const view = (occurrence: Occurrence) => ({
   id: eventIdOf(occurrence),
   start: occurrence.start,
@@ -57,7 +49,7 @@ const windows: Record<string, Window> = {
 
 describe("a packed snapshot", () => {
   const original = snapshotOf(text, readAt);
-  const { unpacked, transferred } = crossed(snapshotOf(text, readAt));
+  const unpacked = workerBuild(text, { readAt });
 
   for (const [name, window] of Object.entries(windows)) {
     for (const mode of ["overlap", "startWithin"] as const) {
@@ -75,13 +67,11 @@ describe("a packed snapshot", () => {
     expect(unpacked.index.items).toStrictEqual(original.index.items);
   });
 
-  it("keeps the snapshot's facts: id, zone, counts, diagnostics", () => {
+  it("keeps the snapshot's facts: zone, counts, diagnostics", () => {
     const built = snapshotOf(text, readAt);
-    // Packing moves the built index's arrays away: read it first.
     const size = built.index.size;
-    const { unpacked: copy } = crossed(built);
+    const copy = unpacked;
     expect(copy).toMatchObject({
-      id: built.id,
       calendarId: built.calendarId,
       zoneSource: built.zoneSource,
       dataAsOf: built.dataAsOf,
@@ -95,9 +85,9 @@ describe("a packed snapshot", () => {
     expect(built.tails.length).toBeGreaterThan(0);
   });
 
-  it("moves its arrays rather than copying them", () => {
-    expect(transferred.length).toBeGreaterThan(0);
-    for (const buffer of transferred) expect(buffer.byteLength).toBe(0);
+  it("shares its arrays with the thread that built it rather than copying them", () => {
+    const { starts } = unpacked.index.parts;
+    expect(starts.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 
   it("carries a feed's own VTIMEZONE that a series uses, and answers in it far from the materialised years", () => {
@@ -107,7 +97,7 @@ describe("a packed snapshot", () => {
     );
     const built = snapshotOf(custom, readAt, "UTC");
     expect(built.tails.length).toBe(1);
-    const { unpacked: copy } = crossed(snapshotOf(custom, readAt, "UTC"));
+    const copy = workerBuild(custom, { readAt, configuredZone: "UTC" });
     for (const window of Object.values(windows)) {
       const expected = searchAll(built, window, "overlap").map(view);
       expect(expected.length).toBeGreaterThan(0);

@@ -136,4 +136,33 @@ describe("calendar store", () => {
     await calendars.reload("work");
     expect(calendars.snapshot("work", first.id)).toBeUndefined();
   });
+
+  it("rebuilds a reload that moved one event from the snapshot it replaces, reading again only that event's run", async () => {
+    const events = (moved: string) =>
+      ics(
+        ...Array.from({ length: 300 }, (_, i) =>
+          vevent(
+            `UID:e${i}@calq.test`,
+            i === 150 ? moved : `DTSTART:20261002T${String(i % 24).padStart(2, "0")}0000Z`,
+            "DURATION:PT1H",
+            `SUMMARY:event ${i}`,
+          ),
+        ).flat(),
+      );
+    writeFileSync(join(dir, "work.ics"), events("DTSTART:20261002T060000Z"));
+    const calendars = store();
+    await calendars.reload("work");
+    expect(calendars.view("work")!.snapshot!.build).toEqual({ kind: "full", reason: "first" });
+    writeFileSync(join(dir, "work.ics"), events("DTSTART:20261003T090000Z"));
+    clock += MINUTE;
+    expect(await calendars.reload("work")).toMatchObject({ outcome: "loaded" });
+    const rebuilt = calendars.view("work")!.snapshot!;
+    expect(rebuilt.build).toMatchObject({ kind: "incremental" });
+    if (rebuilt.build?.kind !== "incremental") throw new Error("unreachable");
+    expect(rebuilt.build.eventsRead).toBeLessThan(100);
+    expect(rebuilt.build.eventsKept).toBeGreaterThan(200);
+    const moved = rebuilt.index.items.find((occurrence) => occurrence.details.summary === "event 150");
+    expect(moved?.start).toBe(Date.UTC(2026, 9, 3, 9));
+    expect(rebuilt.eventCount).toBe(300);
+  });
 });
