@@ -13,6 +13,7 @@ import { create, type DescMessage, type MessageShape, toJson } from "@bufbuild/p
 import { type Duration, durationFromMs } from "@bufbuild/protobuf/wkt";
 import { ConnectError } from "@connectrpc/connect";
 import {
+  CalDavCredentialScheme,
   type CalendarSource,
   CalendarSourceSchema,
   type CalendarSpec,
@@ -51,6 +52,7 @@ const SPEC_OPTIONS = {
   header: { type: "string", multiple: true },
   caldav: { type: "string" },
   "credential-env": { type: "string" },
+  "credential-scheme": { type: "string" },
   name: { type: "string" },
   timezone: { type: "string" },
   refresh: { type: "string" },
@@ -67,6 +69,7 @@ interface SpecValues {
   header?: string[];
   caldav?: string;
   "credential-env"?: string;
+  "credential-scheme"?: string;
   name?: string;
   timezone?: string;
   refresh?: string;
@@ -302,7 +305,8 @@ function sourceOf(values: SpecValues): CalendarSource | undefined {
   const given = [values.file, values.url, values.caldav].filter((value) => value !== undefined);
   if (given.length > 1) throw new UsageError("give one source: --file, --url or --caldav");
   if (values.header !== undefined && values.url === undefined) throw new UsageError("--header goes with --url");
-  if (values["credential-env"] !== undefined && values.caldav === undefined) throw new UsageError("--credential-env goes with --caldav");
+  if ((values["credential-env"] ?? values["credential-scheme"]) !== undefined && values.caldav === undefined)
+    throw new UsageError("--credential-env and --credential-scheme go with --caldav");
   if (values.file !== undefined) return create(CalendarSourceSchema, { kind: { case: "file", value: { path: values.file } } });
   if (values.url !== undefined) {
     const headers = (values.header ?? []).map((header) => {
@@ -314,12 +318,23 @@ function sourceOf(values: SpecValues): CalendarSource | undefined {
   }
   if (values.caldav !== undefined) {
     if (values["credential-env"] === undefined) throw new UsageError("--caldav needs --credential-env");
+    const scheme = CREDENTIAL_SCHEMES[values["credential-scheme"] ?? ""];
+    if (scheme === undefined) throw new UsageError("--caldav needs --credential-scheme basic or bearer");
     return create(CalendarSourceSchema, {
-      kind: { case: "caldav", value: { collectionUrl: values.caldav, credentialEnv: values["credential-env"] } },
+      kind: {
+        case: "caldav",
+        value: { collectionUrl: values.caldav, credentialEnv: values["credential-env"], credentialScheme: scheme },
+      },
     });
   }
   return undefined;
 }
+
+/** --credential-scheme's values. */
+const CREDENTIAL_SCHEMES: Readonly<Record<string, CalDavCredentialScheme>> = {
+  basic: CalDavCredentialScheme.BASIC,
+  bearer: CalDavCredentialScheme.BEARER,
+};
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 

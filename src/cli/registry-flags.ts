@@ -25,8 +25,12 @@ export const REGISTRY_FLAGS = {
     flag: "--header NAME=VAR",
     text: "with --url: send header NAME with the value of environment variable VAR on the replicas; repeat it for several",
   },
-  caldav: { flag: "--caldav URL", text: "the calendar is this CalDAV collection; with --credential-env" },
+  caldav: { flag: "--caldav URL", text: "the calendar is this CalDAV collection; with --credential-env and --credential-scheme" },
   credentialEnv: { flag: "--credential-env VAR", text: "with --caldav: the environment variable holding the credential on the replicas" },
+  credentialScheme: {
+    flag: "--credential-scheme basic|bearer",
+    text: 'with --caldav: the variable holds "user:password" (basic) or a token (bearer)',
+  },
   name: { flag: "--name TEXT", text: "the name shown for the calendar (default: its id)" },
   timezone: { flag: "--timezone ZONE", text: "IANA zone of floating times and all-day days (default: the feed's X-WR-TIMEZONE, else UTC)" },
   refresh: { flag: "--refresh DURATION", text: "how often the source is checked, as 30s, 5m or 1h (default 5m)" },

@@ -83,7 +83,7 @@ ${flagLines([
 ])}`;
 
 /** The usage text of `calq calendars`: the registry's calendars over the admin API (calendar.admin). */
-export const CALENDARS_USAGE = `usage: calq calendars add ID (--file PATH | --url URL [--header NAME=VAR ...] | --caldav URL --credential-env VAR) [options]
+export const CALENDARS_USAGE = `usage: calq calendars add ID (--file PATH | --url URL [--header NAME=VAR ...] | --caldav URL --credential-env VAR --credential-scheme basic|bearer) [options]
        calq calendars update ID [options: each one given replaces that field, the others are kept]
        calq calendars rm ID [--etag E]
        calq calendars ls [--prefix P] [--reader ID] [--group G] [--health H] [options]
@@ -94,6 +94,7 @@ ${flagLines([
   R.header,
   R.caldav,
   R.credentialEnv,
+  R.credentialScheme,
   R.name,
   R.timezone,
   R.refresh,

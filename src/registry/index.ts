@@ -20,5 +20,5 @@ export {
 } from "./registry-follower.js";
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, placeOf } from "./registry-keys.js";
 export type * from "./registry-records.js";
-export { AUDIT_ACTIONS, SOURCE_KINDS, WEEKDAYS } from "./registry-records.js";
+export { AUDIT_ACTIONS, CREDENTIAL_SCHEMES, SOURCE_KINDS, WEEKDAYS } from "./registry-records.js";
 export { checkCalendarSpec, checkPersonSpec, MAX_READERS } from "./spec-validation.js";

@@ -36,7 +36,17 @@ export type CalendarSource =
    * A CalDAV collection (read by a later feed kind): its URL and the secret
    * that authenticates to it, by reference.
    */
-  | { readonly kind: "caldav"; readonly collectionUrl: string; readonly credential: SecretReference };
+  | {
+      readonly kind: "caldav";
+      readonly collectionUrl: string;
+      readonly credential: SecretReference;
+      /** How the credential is sent: Basic ("user:password") or Bearer (a token). */
+      readonly scheme: CredentialScheme;
+    };
+
+/** How a CalDAV credential is sent, spelled once. */
+export const CREDENTIAL_SCHEMES = ["basic", "bearer"] as const;
+export type CredentialScheme = (typeof CREDENTIAL_SCHEMES)[number];
 
 /** The kinds of source, spelled once. */
 export const SOURCE_KINDS = ["file", "http", "caldav"] as const satisfies readonly CalendarSource["kind"][];

@@ -14,6 +14,7 @@ import { type FieldViolation, RegistryError } from "./registry-error.js";
 import {
   type CalendarSource,
   type CalendarSpec,
+  CREDENTIAL_SCHEMES,
   type PersonSpec,
   type SecretHeader,
   type SecretReference,
@@ -148,11 +149,15 @@ function checkSource(c: Checker, value: unknown): CalendarSource | undefined {
       return url === undefined || headers === undefined ? undefined : { kind, url, headers };
     }
     case "caldav": {
-      const item = c.mapping(value, "source", ["kind", "collectionUrl", "credential"]);
+      const item = c.mapping(value, "source", ["kind", "collectionUrl", "credential", "scheme"]);
       if (item === undefined) return undefined;
       const collectionUrl = c.url(item.collectionUrl, "source.collectionUrl");
       const credential = c.secretReference(item.credential, "source.credential");
-      return collectionUrl === undefined || credential === undefined ? undefined : { kind, collectionUrl, credential };
+      const scheme = CREDENTIAL_SCHEMES.find((known) => known === item.scheme);
+      if (scheme === undefined) c.fault("source.scheme", "expected how the credential is sent: basic or bearer");
+      return collectionUrl === undefined || credential === undefined || scheme === undefined
+        ? undefined
+        : { kind, collectionUrl, credential, scheme };
     }
     default:
       return assertNever(kind, "source kind");

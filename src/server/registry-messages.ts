@@ -11,6 +11,7 @@ import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf"
 import { type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
 import { durationFromMs, durationMs, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
+  CalDavCredentialScheme,
   type CalendarSource,
   CalendarSourceSchema,
   type CalendarSpec as CalendarSpecMessage,
@@ -30,12 +31,20 @@ import { CalqError } from "../calq-error.js";
 import { assertNever } from "../exhaustive.js";
 import {
   type CalendarRecord,
+  type CredentialScheme,
   type FieldViolation,
   type PersonRecord,
   RegistryError,
   type CalendarSource as RegistrySource,
   type Weekday,
 } from "../registry/index.js";
+
+/** How the contract numbers a CalDAV credential's scheme, as the registry spells it; unspecified is left for the spec's check to refuse. */
+const SCHEME_NAMES: Readonly<Record<CalDavCredentialScheme, CredentialScheme | undefined>> = {
+  [CalDavCredentialScheme.UNSPECIFIED]: undefined,
+  [CalDavCredentialScheme.BASIC]: "basic",
+  [CalDavCredentialScheme.BEARER]: "bearer",
+};
 
 /** Weekdays as the registry spells them and as the contract numbers them. */
 const WEEKDAYS: Readonly<Record<Weekday, WeekdayMessage>> = {
@@ -84,7 +93,12 @@ function sourceOf(source: CalendarSource): unknown {
     case "http":
       return { kind: "http", url: kind.value.url, headers: kind.value.headers.map(({ name, env }) => ({ name, value: { env } })) };
     case "caldav":
-      return { kind: "caldav", collectionUrl: kind.value.collectionUrl, credential: { env: kind.value.credentialEnv } };
+      return {
+        kind: "caldav",
+        collectionUrl: kind.value.collectionUrl,
+        credential: { env: kind.value.credentialEnv },
+        scheme: SCHEME_NAMES[kind.value.credentialScheme],
+      };
     case undefined:
       return {};
     default:
@@ -150,7 +164,14 @@ function sourceMessageOf(source: RegistrySource): CalendarSource {
       });
     case "caldav":
       return create(CalendarSourceSchema, {
-        kind: { case: "caldav", value: { collectionUrl: source.collectionUrl, credentialEnv: source.credential.env } },
+        kind: {
+          case: "caldav",
+          value: {
+            collectionUrl: source.collectionUrl,
+            credentialEnv: source.credential.env,
+            credentialScheme: source.scheme === "basic" ? CalDavCredentialScheme.BASIC : CalDavCredentialScheme.BEARER,
+          },
+        },
       });
     default:
       return assertNever(source, "registry source kind");
@@ -222,6 +243,8 @@ const CALENDAR_FIELDS: readonly (readonly [RegExp, string])[] = [
   [/^source\.headers/, "source.http.headers"],
   [/^source\.collectionUrl/, "source.caldav.collection_url"],
   [/^source\.credential(\.env)?/, "source.caldav.credential_env"],
+  [/^source\.scheme/, "source.caldav.credential_scheme"],
+  [/^source\.scheme/, "source.caldav.credential_scheme"],
 ];
 
 /** The same for a person spec. */

@@ -342,8 +342,14 @@ export class LiveCalendars {
         }
         return { kind: "http", url: new URL(source.url), headers };
       }
-      case "caldav":
-        return "CalDAV collections are not read by this server yet";
+      case "caldav": {
+        const value = this.options.env[source.credential.env];
+        if (value === undefined || value === "")
+          return `environment variable ${source.credential.env} (the CalDAV credential) is not set here`;
+        // A record written before schemes were asked for has none: it is not guessed.
+        if (source.scheme === undefined) return "the CalDAV source names no credential scheme: update it with basic or bearer";
+        return { kind: "caldav", url: new URL(source.collectionUrl), credentials: { scheme: source.scheme, secret: new Secret(value) } };
+      }
       default:
         return assertNever(source, "registry source kind");
     }

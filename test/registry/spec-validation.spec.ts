@@ -52,12 +52,17 @@ describe("a calendar spec", () => {
     });
   });
 
-  it("accepts a CalDAV collection with a credential named by reference", () => {
-    const spec = checkCalendarSpec({
-      id: "dav",
-      source: { kind: "caldav", collectionUrl: "https://dav.example.com/an/work/", credential: { env: "AN_DAV" } },
-    });
-    expect(spec.source).toEqual({ kind: "caldav", collectionUrl: "https://dav.example.com/an/work/", credential: { env: "AN_DAV" } });
+  it("accepts a CalDAV collection with a credential named by reference and how it is sent", () => {
+    const source = { kind: "caldav", collectionUrl: "https://dav.example.com/an/work/", credential: { env: "AN_DAV" }, scheme: "basic" };
+    expect(checkCalendarSpec({ id: "dav", source }).source).toEqual(source);
+  });
+
+  it("refuses a CalDAV collection that does not say how its credential is sent, rather than guess", () => {
+    const source = { kind: "caldav", collectionUrl: "https://dav.example.com/an/work/", credential: { env: "AN_DAV" } };
+    expect(violationsOf(checkCalendarSpec, { id: "dav", source })).toEqual([
+      { field: "source.scheme", description: "expected how the credential is sent: basic or bearer" },
+    ]);
+    expect(violationsOf(checkCalendarSpec, { id: "dav", source: { ...source, scheme: "digest" } })).toHaveLength(1);
   });
 
   it("names every field at fault at once", () => {

@@ -75,6 +75,7 @@ describe("registry messages", () => {
       "source.headers[0].name",
       "source.collectionUrl",
       "source.credential.env",
+      "source.scheme",
       "readers[0]",
     ];
     const refusal = registryRefusal(
@@ -96,6 +97,7 @@ describe("registry messages", () => {
       "calendar.source.http.headers[0].name",
       "calendar.source.caldav.collection_url",
       "calendar.source.caldav.credential_env",
+      "calendar.source.caldav.credential_scheme",
       "calendar.readers[0]",
     ]);
     const person = registryRefusal(
