@@ -638,7 +638,7 @@ class CalendarReader {
 
   /**
    * DTSTART with DTEND or DURATION, of whatever kinds the producer wrote,
-   * brought to one reading (issue 9, cases 2 and 3), each reported:
+   * brought to one reading (docs/imperfect-feeds.md, the value-type and zone rows), each reported:
    * - a DATE start with a DATE-TIME end is all-day, up to the end's date
    *   (the day after it when the end is not at midnight);
    * - a DATE-TIME start with a DATE end ends at the start of that date, in

@@ -39,7 +39,7 @@ export interface Snapshot extends SearchableOccurrences {
   /**
    * True when the feed was cut (no END:VCALENDAR) and had never loaded
    * whole: its complete components are served, the calendar is shown stale,
-   * and the next complete read replaces them (issue 9, case 10).
+   * and the next complete read replaces them (docs/imperfect-feeds.md, the cut-feed row).
    */
   readonly partial?: boolean;
   /** The feed's VAVAILABILITY (RFC 7953): its owner's working hours, as meeting times read them; absent when it has none. */
