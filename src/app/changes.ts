@@ -15,6 +15,7 @@ import type { CalendarView } from "../store/calendar-store.js";
 import type { EventChange } from "../store/change-history.js";
 import { type CalendarAccess, mayRead, openCalendars } from "./calendar-access.js";
 import type { Call } from "./call.js";
+import { refuseRemoved } from "./removed-calendars.js";
 import { currentSnapshots } from "./snapshots.js";
 
 export interface ChangesDeps {
@@ -59,7 +60,12 @@ async function opened(deps: ChangesDeps, call: Call, calendarIds: readonly strin
 
 /** ListChanges: a first call's token, or a page of what changed since one. */
 export async function listChanges(deps: ChangesDeps, call: Call, args: ChangesArguments): Promise<ChangesPage> {
-  const { views, binding } = await opened(deps, call, args.calendarIds, "ListChanges");
+  const { views, binding } = await opened(deps, call, args.calendarIds, "ListChanges").catch((refusal: unknown) => {
+    if (args.changeToken === "") throw refusal;
+    // A token of a calendar deleted since is told so, once the token proves it was this caller's.
+    const named = args.calendarIds.map((id) => (id === "primary" ? call.principal.primary : id));
+    return refuseRemoved(deps.access, named, (ids) => tokenHolds(deps.tokens, args.changeToken, call.principal.id, ids), refusal);
+  });
   const { store } = deps.access;
   const current = currentSnapshots(views);
   const at = (snapshotIds: readonly string[]) =>
@@ -100,6 +106,16 @@ export async function listChanges(deps: ChangesDeps, call: Call, args: ChangesAr
     changeToken: more ? "" : deps.tokens.token(binding, page.to),
     calendars: at(page.to),
   };
+}
+
+/** True when `token` was issued to `principalId` for `calendarIds`. */
+function tokenHolds(tokens: ChangeTokenCodec, token: string, principalId: string, calendarIds: readonly string[]): boolean {
+  try {
+    tokens.readToken(token, { principalId, calendarIds: [...calendarIds].sort() });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function expired(): CalqError {
@@ -209,6 +225,13 @@ export async function* watchChanges(
     pending.add(calendarId);
     wake?.();
   });
+  // A watched calendar deleted (from the registry) ends the stream: the caller was reading it, so it may know.
+  let removed: string | undefined;
+  const stopRemovals = store.onRemoved((calendarId) => {
+    if (!sent.has(calendarId)) return;
+    removed ??= calendarId;
+    wake?.();
+  });
   const stopped = () => left.aborted || deps.draining.aborted;
   const onStop = () => wake?.();
   left.addEventListener("abort", onStop);
@@ -218,6 +241,14 @@ export async function* watchChanges(
       yield { calendarId: snapshot.calendarId, snapshot, dataAsOf: snapshot.dataAsOf, added: 0, changed: 0, removed: 0 };
     }
     while (!stopped()) {
+      if (removed !== undefined) {
+        throw new CalqError(
+          "CALENDAR_REMOVED",
+          "a calendar this watch follows has been removed, and its events with it; the watch ends: watch the others again if you need them",
+          undefined,
+          { calendar_id: removed },
+        );
+      }
       if (pending.size === 0) {
         await new Promise<void>((resolve) => {
           wake = resolve;
@@ -236,6 +267,7 @@ export async function* watchChanges(
     }
   } finally {
     stop();
+    stopRemovals();
     left.removeEventListener("abort", onStop);
     deps.draining.removeEventListener("abort", onStop);
     release();

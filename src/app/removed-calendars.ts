@@ -1,40 +1,33 @@
 /**
- * What a cursor of a deleted calendar gets (calendar_service.proto:
- * REASON_CALENDAR_REMOVED). A registry calendar can be deleted while a
- * caller pages it; opening it then fails as for any unknown calendar, with
- * CALENDAR_NOT_ACCESSIBLE, which tells a model to stop and never guess
- * again. A caller whose cursor proves it was given that calendar (the cursor
- * is signed and bound to the caller and the calendars) learns instead that
- * the calendar was removed: it knew the calendar existed, so nothing leaks.
- * Anyone else, or a calendar that still exists but the caller may no longer
- * read, gets the refusal the opening gave.
+ * What a cursor or a change token of a deleted calendar gets
+ * (calendar_service.proto: REASON_CALENDAR_REMOVED). A registry calendar can
+ * be deleted while a caller pages it or follows its changes; opening it then
+ * fails as for any unknown calendar, with CALENDAR_NOT_ACCESSIBLE, which
+ * tells a model to stop and never guess again. A caller whose cursor or
+ * token proves it was given that calendar (both are signed and bound to the
+ * caller and the calendars) learns instead that the calendar was removed: it
+ * knew the calendar existed, so nothing leaks. Anyone else, or a calendar
+ * that still exists but the caller may no longer read, gets the refusal the
+ * opening gave.
  */
 import { CalqError } from "../calq-error.js";
-import type { CursorBinding, CursorCodec } from "../search/cursor.js";
-import type { CalendarView } from "../store/calendar-store.js";
 import { type CalendarAccess, findCalendar } from "./calendar-access.js";
 
 /**
- * Rejects with CALENDAR_REMOVED when `cursor` was issued to this caller for
- * `calendarIds` (resolved, in the cursor's order) and one of them no longer
- * exists anywhere; otherwise with `refusal`, the opening's own.
+ * Rejects with CALENDAR_REMOVED when `heldBefore` says the caller was given
+ * `calendarIds` (resolved, in the order asked) by a cursor or token of its
+ * own, and one of them no longer exists anywhere; otherwise with `refusal`,
+ * the opening's own.
  */
 export async function refuseRemoved(
   access: Pick<CalendarAccess, "shards" | "elsewhere">,
-  cursors: CursorCodec,
-  cursor: string,
   calendarIds: readonly (string | undefined)[],
-  bindingOf: (ids: readonly string[]) => CursorBinding,
+  heldBefore: (calendarIds: readonly string[]) => boolean,
   refusal: unknown,
-): Promise<CalendarView[]> {
+): Promise<never> {
   if (!(refusal instanceof CalqError) || refusal.reason !== "CALENDAR_NOT_ACCESSIBLE") throw refusal;
   const ids = calendarIds.filter((id) => id !== undefined);
-  if (ids.length !== calendarIds.length) throw refusal;
-  try {
-    cursors.decode(cursor, bindingOf(ids));
-  } catch {
-    throw refusal;
-  }
+  if (ids.length !== calendarIds.length || !heldBefore(ids)) throw refusal;
   for (const id of ids) {
     const found = await findCalendar(access, id).catch(() => {
       throw refusal;
@@ -42,7 +35,7 @@ export async function refuseRemoved(
     if (found === undefined) {
       throw new CalqError(
         "CALENDAR_REMOVED",
-        "the calendar this cursor was paging has been removed, and its events with it; stop paging, and do not search it again",
+        "the calendar has been removed, and its events with it; stop paging or following it, and do not search it again",
         undefined,
         { calendar_id: id },
       );

@@ -145,7 +145,9 @@ async function search(deps: SearchDeps, call: Call, args: SearchArguments, calen
   });
   const views = await calendars.open().catch((refusal: unknown) =>
     // A cursor of a calendar deleted while it paged is told so, once the cursor proves it was this caller's.
-    args.cursor === "" ? Promise.reject(refusal) : refuseRemoved(access, cursors, args.cursor, calendars.named(), bindingOf, refusal),
+    args.cursor === ""
+      ? Promise.reject(refusal)
+      : refuseRemoved(access, calendars.named(), (ids) => cursorHolds(cursors, args.cursor, bindingOf(ids)), refusal),
   );
   const withhold = views.map((view) => mayRead(call.principal, view.config) === "read_any");
   const binding = bindingOf(views.map((view) => view.config.id));
@@ -259,4 +261,14 @@ function filterBinding(filter: OccurrenceFilter): string {
   const { status, transparency, participation, categories } = filter;
   if (status === undefined && transparency === undefined && participation === undefined && categories === undefined) return "";
   return JSON.stringify([status ?? "", transparency ?? "", participation ?? "", [...(categories ?? [])].sort()]);
+}
+
+/** True when `cursor` was issued for `binding` (to this caller, for these calendars and this query). */
+function cursorHolds(cursors: CursorCodec, cursor: string, binding: CursorBinding): boolean {
+  try {
+    cursors.decode(cursor, binding);
+    return true;
+  } catch {
+    return false;
+  }
 }

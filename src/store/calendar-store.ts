@@ -230,6 +230,8 @@ export class CalendarStore {
   private readonly states = new Map<string, CalendarState>();
   /** Told of each snapshot served (onSnapshot). */
   private readonly listeners = new Set<(calendarId: string, snapshot: Snapshot) => void>();
+  /** Told of each calendar no longer served (onRemoved). */
+  private readonly removalListeners = new Set<(calendarId: string) => void>();
   private readonly now: () => number;
   private readonly feeds: FeedLimits;
   private readonly limits: (now: number) => ExpansionLimits;
@@ -296,6 +298,7 @@ export class CalendarStore {
     if (folder !== undefined && state.reader instanceof CalDavFeed) void rm(statePath(folder, calendarId), { force: true }).catch(() => {});
     state.view = { config: state.view.config, stale: false, status: { consecutiveFailures: 0 } };
     this.states.delete(calendarId);
+    for (const listener of this.removalListeners) listener(calendarId);
     return true;
   }
 
@@ -413,6 +416,12 @@ export class CalendarStore {
   onSnapshot(listener: (calendarId: string, snapshot: Snapshot) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` with each calendar removed from now on; the answer stops it. */
+  onRemoved(listener: (calendarId: string) => void): () => void {
+    this.removalListeners.add(listener);
+    return () => this.removalListeners.delete(listener);
   }
 
   /**

@@ -9,9 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Call, Principal } from "../../src/app/call.js";
-import { WatchPlaces, watchChanges } from "../../src/app/changes.js";
+import { listChanges, WatchPlaces, watchChanges } from "../../src/app/changes.js";
 import { Turns } from "../../src/app/turns.js";
 import { ShardMap } from "../../src/config/shard-map.js";
+import { ChangeTokenCodec } from "../../src/search/change-token.js";
 import { CalendarStore } from "../../src/store/calendar-store.js";
 import { ics, vevent } from "../support/feeds.js";
 
@@ -50,5 +51,48 @@ describe("a watch whose reader is slow", () => {
     expect(merged).toMatchObject({ calendarId: "work", added: 2, changed: 0, removed: 0, snapshot: store.view("work")?.snapshot });
     left.abort();
     expect((await watch.next()).done).toBe(true);
+  });
+});
+
+describe("a calendar removed while followed", () => {
+  async function served() {
+    write(event("review", 1));
+    const store = new CalendarStore([work], { retentionMs: 900_000 });
+    await store.loadAll();
+    const shards = new ShardMap({ calendars: [work] }, undefined);
+    // A registry calendar: removing it takes it out of the placement as well as the store.
+    const remove = () => {
+      shards.unplace("work");
+      store.remove("work");
+    };
+    return { access: { store, shards, log: () => {} }, remove };
+  }
+
+  it("ends a watch of it with CALENDAR_REMOVED, naming it", async () => {
+    const { access, remove } = await served();
+    const watch = watchChanges(
+      { access, places: new WatchPlaces(), draining: new AbortController().signal },
+      call,
+      ["work"],
+      new AbortController().signal,
+    );
+    await watch.next();
+    const next = watch.next();
+    remove();
+    await expect(next).rejects.toMatchObject({ reason: "CALENDAR_REMOVED", metadata: { calendar_id: "work" } });
+  });
+
+  it("tells the holder of a change token that it was removed, and anyone else only that it is not accessible", async () => {
+    const { access, remove } = await served();
+    const tokens = new ChangeTokenCodec([{ id: "k", secret: new Uint8Array(32).fill(1) }]);
+    const args = { calendarIds: ["work"], pageSize: 100, pageToken: "" };
+    const { changeToken } = await listChanges({ access, tokens }, call, { ...args, changeToken: "" });
+    remove();
+    await expect(listChanges({ access, tokens }, call, { ...args, changeToken })).rejects.toMatchObject({ reason: "CALENDAR_REMOVED" });
+    // A token of another caller proves nothing: the refusal is the one for any unknown calendar.
+    const binh: Call = { ...call, principal: { ...an, id: "binh" } };
+    await expect(listChanges({ access, tokens }, binh, { ...args, changeToken })).rejects.toMatchObject({
+      reason: "CALENDAR_NOT_ACCESSIBLE",
+    });
   });
 });

@@ -372,7 +372,8 @@ export enum Reason {
   INVALID_PAGE = 34,
 
   /**
-   * The calendar was deleted; stop paging.
+   * The calendar was deleted while the caller paged it, followed its
+   * changes or watched it; stop, and do not search it again.
    *
    * @generated from enum value: REASON_CALENDAR_REMOVED = 35;
    */
