@@ -264,8 +264,13 @@ function everything(snapshot: Snapshot) {
   return {
     id: snapshot.id,
     answers: answersOf(snapshot, readAt),
+    // Small pages where the window is short, so page ends fall inside series; large ones over five years.
     windows: windows.map((window) =>
-      searchAll(snapshot, window, "startWithin", 13).map((occurrence) => [eventIdOf(occurrence), occurrence.start, occurrence.end]),
+      searchAll(snapshot, window, "startWithin", window.endExclusive - window.start > YEAR ? 500 : 13).map((occurrence) => [
+        eventIdOf(occurrence),
+        occurrence.start,
+        occurrence.end,
+      ]),
     ),
     diagnostics: snapshot.diagnostics,
     versions: Array.from({ length: snapshot.versions.size }, (_, i) => snapshot.versions.at(i)),
