@@ -1,5 +1,5 @@
 /**
- * `node bin/run-ts.mjs bench/fuzz.ts [--feeds N] [--seed S]`: issue 9's
+ * `node bin/run-ts.mjs bench/fuzz.ts [--feeds N] [--seed S]`: the imperfect-feeds
  * robustness figure. Mutates real-shaped feeds (the demo calendars and the
  * producer and imperfect-feed fixtures): deletes, duplicates, swaps and
  * truncates lines, injects odd property values and scrambles digits, then

@@ -74,7 +74,7 @@ export function generateFeed(anchor: number, shape: FeedShape = { singles: 10_00
 }
 
 /**
- * The hostile feed of issue 10: `count` zero-duration events that each
+ * The hostile feed of the hostile-clients benchmark: `count` zero-duration events that each
  * recur every hour without end (0.8 MB for 10,000), starting on the minutes of one day
  * before `anchor`. Far more series than the feed cap can materialise, so
  * most are expanded per query.

@@ -1,6 +1,6 @@
 /**
  * `node bin/run-ts.mjs bench/hostile.ts`: calq attacked as a hostile client
- * would (issue 10), one attack at a time, each against a fresh `calq serve`
+ * would, one attack at a time, each against a fresh `calq serve`
  * process on 127.0.0.1 that has been idle for 5 s. For each attack it
  * prints, and writes to its section of bench/RESULTS.md:
  *

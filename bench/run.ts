@@ -287,7 +287,7 @@ ${loadLine()}
 writeResultsSection("core", results);
 process.stdout.write(results);
 
-// Free/busy and free slots of 50 calendars over one week (issue 11), through the QueryFreeBusy and
+// Free/busy and free slots of 50 calendars over one week, through the QueryFreeBusy and
 // FindFreeSlots handlers in process: the request resolved, each calendar opened and read from its
 // snapshot, merged and combined, the response message built; no network, no protobuf encoding.
 const teamBuild0 = performance.now();

@@ -1,5 +1,5 @@
 /**
- * Fifty people's calendars for the free/busy benchmark (issue 11): each a
+ * Fifty people's calendars for the free/busy benchmark: each a
  * generate-feed calendar with its own seed, 1,000 single meetings over two
  * years and 12 recurring series (America/New_York, 07:00 to 20:00), about
  * 30 meetings in a week, a fifth of the single meetings tentative. They sit

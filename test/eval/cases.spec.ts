@@ -20,7 +20,7 @@ const expecting = (tool: ExpectedTool) => calls.filter(({ expected }) => expecte
 const asking = (about: string) => CASES.filter((testCase) => testCase.expected.kind === "ask" && testCase.expected.about === about);
 const languagesOf = (cases: readonly EvalCase[]) => new Set(cases.map((testCase) => testCase.language));
 
-/** The cases that came with issue 11's tools: every group but the first set. */
+/** The cases that came with the free/busy and slots tools: every group but the first set. */
 const { oneCalendar, ...newGroups } = CASE_GROUPS;
 const NEW_CASES: readonly EvalCase[] = Object.values(newGroups).flat();
 
@@ -41,7 +41,7 @@ describe("evaluation cases", () => {
     expect(CASES.filter((testCase) => testCase.language === "en").length).toBeGreaterThanOrEqual(10);
   });
 
-  it("add at least 30 cases for issue 11's tools, about half of them in each language", () => {
+  it("add at least 30 cases for the free/busy and slots tools, about half of them in each language", () => {
     expect(oneCalendar.length).toBe(48);
     expect(NEW_CASES.length).toBeGreaterThanOrEqual(30);
     const vietnamese = NEW_CASES.filter((testCase) => testCase.language === "vi").length;

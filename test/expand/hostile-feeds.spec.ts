@@ -164,7 +164,7 @@ describe("other hostile components", () => {
     expect(snapshot.index.size).toBeGreaterThan(1000);
   });
 
-  it("an all-day event with an hours-only DURATION lasts its day (issue 9, case 3), with a warning", () => {
+  it("an all-day event with an hours-only DURATION lasts its day (docs/imperfect-feeds.md), with a warning", () => {
     const { codes, snapshot } = loaded(["UID:odd", "DTSTART;VALUE=DATE:20261130", "DURATION:PT1H", "SUMMARY:odd"]);
     expect(codes).toEqual(["LENIENT_VALUE"]);
     const odd = snapshot.index.items.find((occurrence) => occurrence.details.uid === "odd");

@@ -1,5 +1,5 @@
 /**
- * Issue 9, "never one event against the whole calendar": instants a
+ * "Never one event against the whole calendar" (docs/imperfect-feeds.md): instants a
  * Timestamp cannot hold (DURATION:P99999999D, a DTEND in 9999 in New York,
  * a DTSTART in year 1 in Tokyo) and a rule value that is no number
  * (BYSETPOS=20260229T120000Z) are clamped or left out at load, so a search

@@ -1,5 +1,5 @@
 /**
- * Feeds with one bad component among good ones (issue 3, "Feed ingestion"): the bad component is left out or
+ * Feeds with one bad component among good ones (docs/feeds.md): the bad component is left out or
  * repaired as docs/imperfect-feeds.md and docs/decisions.md say, its diagnostic names it (code, UID, line of its BEGIN:VEVENT), and
  * every good component of the same file is still served at its exact instants, in the calendar's zone from
  * X-WR-TIMEZONE. Text that is not iCalendar (an HTML sign-in page) or a file cut off mid-component is refused
@@ -81,7 +81,7 @@ describe("a VEVENT whose DTEND is before its DTSTART (Apple export, LF)", () => 
   });
 });
 
-describe("a TZID that is an Outlook display name, with no VTIMEZONE (issue 9, case 4)", () => {
+describe("a TZID that is an Outlook display name, with no VTIMEZONE (docs/imperfect-feeds.md)", () => {
   it("is read as the zone of its first city, with a LENIENT_VALUE warning naming the reading", async () => {
     const snapshot = await load("unknown-tzid.ics");
     expect(reported(snapshot)).toEqual([["LENIENT_VALUE", "crm-export-4471@ops.example.com", 8]]);
@@ -141,7 +141,7 @@ describe("an RRULE with INTERVAL=0", () => {
 });
 
 describe("a garbled line inside one VEVENT (a folded DESCRIPTION that lost its leading space)", () => {
-  it("loses only that line (issue 9), with an UNREADABLE_LINE warning naming its VEVENT's UID and BEGIN line", async () => {
+  it("loses only that line (docs/imperfect-feeds.md), with an UNREADABLE_LINE warning naming its VEVENT's UID and BEGIN line", async () => {
     const snapshot = await load("garbled-line.ics");
     expect(reported(snapshot)).toEqual([["UNREADABLE_LINE", "6f5e4d3c-2b1a-4098-b7a6-958473625140", 14]]);
     expect(snapshot.diagnostics[0].severity).toBe("warning");
@@ -165,7 +165,7 @@ describe("a garbled line inside one VEVENT (a folded DESCRIPTION that lost its l
 });
 
 describe("a file cut off inside a VEVENT, without END:VCALENDAR", () => {
-  it("never loaded before, is served in part by the store: its complete components, marked stale and truncated (issue 9, case 10)", async () => {
+  it("never loaded before, is served in part by the store: its complete components, marked stale and truncated (docs/imperfect-feeds.md)", async () => {
     const { outcome, store } = await reload("truncated.ics");
     expect(outcome.outcome).toBe("loaded");
     const view = store.view("cal")!;

@@ -1,5 +1,5 @@
 /**
- * How calq reads imperfect feeds (issue 9, docs/imperfect-feeds.md): one
+ * How calq reads imperfect feeds (docs/imperfect-feeds.md): one
  * fixture per case, each written for this test after a producer's pattern,
  * loaded the way `calq serve` loads a feed (CalendarStore) and searched
  * in process. Per fixture: the exact instants served, and which diagnostics

@@ -69,7 +69,7 @@ describe("zones of DATE-TIME values", () => {
     expect(localToInstant(winter.zone!, winter.local)).toBe(Date.UTC(2026, 11, 15, 8));
   });
 
-  it("reads an event whose TZID names no zone as floating, with one UNKNOWN_TZID warning per TZID (issue 9)", () => {
+  it("reads an event whose TZID names no zone as floating, with one UNKNOWN_TZID warning per TZID (docs/imperfect-feeds.md)", () => {
     const parsed = parseCalendar(
       ics(
         ...vevent("UID:lost", "DTSTART;TZID=Nowhere Standard Time:20261002T090000"),

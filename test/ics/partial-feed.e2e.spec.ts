@@ -1,5 +1,5 @@
 /**
- * Issue 9, case 10, as a caller sees it: a calendar whose feed is cut before
+ * A cut feed (docs/imperfect-feeds.md, the cut-feed row), as a caller sees it: a calendar whose feed is cut before
  * END:VCALENDAR and has never loaded whole answers with its complete events,
  * marked stale, instead of PROVIDER_UNAVAILABLE; GetCalendarStatus names the
  * cut as a FEED_TRUNCATED error.

@@ -1,5 +1,5 @@
 /**
- * Real producers' exports (issue 3, "Feed ingestion"): Google Calendar, Outlook/Exchange, Apple Calendar and
+ * Real producers' exports (docs/feeds.md): Google Calendar, Outlook/Exchange, Apple Calendar and
  * Nextcloud, written in test/fixtures/producers with each producer's habits (folding at 75 octets, CRLF or LF,
  * a BOM, Windows zone names, Outlook's and a customised VTIMEZONE, X- properties, alarms), plus a UID shared
  * by two calendars and SEQUENCE changes within one feed and between reloads.

@@ -1,5 +1,5 @@
 /**
- * TZIDs as producers write them without a VTIMEZONE (issue 9, case 4): which
+ * TZIDs as producers write them without a VTIMEZONE (docs/imperfect-feeds.md, the TZID rows): which
  * forms resolve to which IANA zone, and which do not resolve at all.
  */
 import { describe, expect, it } from "vitest";
