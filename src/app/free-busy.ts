@@ -164,29 +164,50 @@ export async function readBusy(
   const views = await openCalendars(deps.access, call.principal, ids, method, call.correlationId, "busy");
   const snapshots = currentSnapshots(views);
   const order = views.map((_, i) => i).sort((a, b) => (views[a].config.id < views[b].config.id ? -1 : 1));
-  const read = await call.run(readBlockingSteps(deps, call, views, snapshots, order, window));
-  const calendars: CalendarBusy[] = views.map((view, i) => ({ view, snapshot: snapshots[i], busy: [] }));
+  // Reading and combining both take turns: a year of 49 calendars is tens of thousands of intervals to merge.
+  return call.run(busySteps(deps, call, views, snapshots, order, window));
+}
+
+/** Reads the calendars' blocking time, then merges it and applies the caps on an answer's size, pausing between calendars. */
+function* busySteps(
+  deps: FreeBusyDeps,
+  call: Call,
+  views: readonly CalendarView[],
+  snapshots: readonly Snapshot[],
+  order: readonly number[],
+  window: RequestWindow,
+): Steps<BusyRead> {
+  const read = yield* readBlockingSteps(deps, call, views, snapshots, order, window);
   let until = read.completeUntil ?? window.endExclusive;
   let cut = read.cut;
+  const mergedEach = function* (end: number): Steps<BusyInterval[][]> {
+    const merged: BusyInterval[][] = [];
+    for (const blocking of read.blocking) {
+      merged.push(mergeBusy(blocking, window.start, end));
+      yield;
+    }
+    return merged;
+  };
   // The caps on what one answer holds: the earliest interval past a cap ends the exact part for all.
-  const merged = read.blocking.map((blocking) => mergeBusy(blocking, window.start, until));
+  const merged = yield* mergedEach(until);
   const overCap = (intervals: readonly BusyInterval[], cap: number) => (intervals.length > cap ? intervals[cap].start : Infinity);
   let sizeCut = Math.min(...merged.map((intervals) => overCap(intervals, MAX_BUSY_INTERVALS_PER_CALENDAR)));
   // Half the answer for the calendars' own lists, half for the combined one, which is never longer than all of them.
   if (merged.reduce((count, intervals) => count + intervals.length, 0) > MAX_BUSY_INTERVALS_PER_ANSWER / 2) {
     const starts = merged.flatMap((intervals) => intervals.map((interval) => interval.start)).sort((a, b) => a - b);
     sizeCut = Math.min(sizeCut, starts[MAX_BUSY_INTERVALS_PER_ANSWER / 2]);
+    yield;
   }
   if (sizeCut < until) {
     until = sizeCut;
     cut = "size";
   }
-  const clipped = read.blocking.map((blocking) => mergeBusy(blocking, window.start, until));
-  const withBusy = calendars.map((calendar, i) => ({ ...calendar, busy: clipped[i] }));
+  const clipped = cut === "size" ? yield* mergedEach(until) : merged;
+  const combined = mergeBusy(clipped.flat(), window.start, until);
   return {
     window,
-    calendars: withBusy,
-    combined: mergeBusy(clipped.flat(), window.start, until),
+    calendars: views.map((view, i) => ({ view, snapshot: snapshots[i], busy: clipped[i] })),
+    combined,
     ...(cut === undefined ? {} : { completeUntil: until, cut }),
     work: read.work,
   };
