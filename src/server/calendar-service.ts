@@ -89,6 +89,7 @@ import type { CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
 import type { Availability as EngineAvailability, MeetingCandidate, NoFit } from "../search/meeting-times.js";
 import type { OccurrenceFilter, ParticipationWanted } from "../search/occurrence-filter.js";
+import { mapSteps } from "../stepwise.js";
 import { type CalendarStore, type CalendarView, dataAsOf, servedStale } from "../store/calendar-store.js";
 import { formatDate, formatInZone, formatLocalDateTime, formatOffset } from "../time/civil.js";
 import { localDayOf, WEEKDAY_NAMES, weekdayName, weeksAround } from "../time/local-day.js";
@@ -209,14 +210,20 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       const request = checkBounds(QueryFreeBusyRequestSchema, sent);
       const read = await queryFreeBusy(freeBusyDeps, call, request.calendarIds, request);
       const zone = read.window.zone;
+      // An answer holds up to 10,000 intervals: its messages are built in turns too, as the read was.
+      const toMessages = (intervals: readonly BusyInterval[]) =>
+        call.run(mapSteps(intervals, (interval) => intervalMessage(interval, zone)));
+      const busyMessages: BusyIntervalMessage[][] = [];
+      for (const { busy } of read.calendars) busyMessages.push(await toMessages(busy));
+      const combined = await toMessages(read.combined);
       return create(QueryFreeBusyResponseSchema, {
         startTime: timestampFromMs(read.window.start),
         endExclusiveTime: timestampFromMs(read.window.endExclusive),
         timezone: read.window.timezone,
-        calendars: read.calendars.map(({ view, snapshot, busy }) =>
+        calendars: read.calendars.map(({ view, snapshot }, i) =>
           create(CalendarBusySchema, {
             calendarId: view.config.id,
-            busy: busy.map((interval) => intervalMessage(interval, zone)),
+            busy: busyMessages[i],
             snapshotId: snapshot.id,
             dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
             stale: view.stale,
@@ -224,7 +231,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
             freshness: freshnessOf(view),
           }),
         ),
-        combined: read.combined.map((interval) => intervalMessage(interval, zone)),
+        combined,
         ...cutFields(read),
       });
     },
