@@ -1,7 +1,8 @@
 /**
- * `calq calendars` and `calq people` as an operator runs them: the built
- * command as a child process against `calq serve` on a real port, for both
- * registry engines. A calendar added is found by `calq search` without a
+ * `calq calendars` and `calq people` as an operator runs them, against
+ * `calq serve` on a real port, for both registry engines: the first add by
+ * the built command as a child process, the rest in this process (the same
+ * command, without a process start each time). A calendar added is found by `calq search` without a
  * restart; `update` changes only the fields given; `ls` filters and pages;
  * `rm` removes it; `people set` gives a principal their primary calendar;
  * a refused change prints every field at fault and exits 1.
@@ -11,16 +12,23 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../src/config/secret.js";
-import { CALQ, type ChildProcessRun, killed, ROOT, startCalqServe } from "../support/calq-process.js";
+import { CALQ, killed, ROOT, startCalqServe } from "../support/calq-process.js";
 import { feed } from "../support/feeds.js";
+import { type CommandRun, runInProcess } from "../support/in-process.js";
 import { REGISTRY_ENGINES, temporaryFolder } from "../support/registry-engines.js";
 
 const WAIT = { timeout: 30_000, interval: 50 };
 
-/** Runs the built `calq ARGS` against `address` as `token`; resolves with what it printed and its status. */
-function calq(address: string, token: string, args: string[]): Promise<ChildProcessRun> {
+/**
+ * Runs `calq ARGS` against `address` as `token`, in this process (the
+ * command's whole logic, without a process's start-up each time); `built`
+ * runs the built command as a child process, as an operator would.
+ */
+function calq(address: string, token: string, args: string[], built = false): Promise<CommandRun> {
+  const argv = [...args, "--address", address, "--token", token];
+  if (!built) return runInProcess(argv, {});
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CALQ, ...args, "--address", address, "--token", token], { cwd: ROOT });
+    const child = spawn(process.execPath, [CALQ, ...argv], { cwd: ROOT });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -75,17 +83,12 @@ describe.each(REGISTRY_ENGINES)("calq calendars and calq people, $name engine", 
   });
 
   test("a calendar added is searched without a restart, updated field by field, listed, and removed", async () => {
-    const added = await calq(address, "token-admin", [
-      "calendars",
-      "add",
-      "team",
-      "--file",
-      join(dir, "team.ics"),
-      "--reader",
-      "an",
-      "--name",
-      "Team",
-    ]);
+    const added = await calq(
+      address,
+      "token-admin",
+      ["calendars", "add", "team", "--file", join(dir, "team.ics"), "--reader", "an", "--name", "Team"],
+      true,
+    );
     expect(added).toMatchObject({ status: 0, stderr: "" });
     expect(added.stdout).toMatch(/^created team \(etag [0-9a-f]{16}\)\n$/);
     await vi.waitFor(
