@@ -210,12 +210,15 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       const request = checkBounds(QueryFreeBusyRequestSchema, sent);
       const read = await queryFreeBusy(freeBusyDeps, call, request.calendarIds, request);
       const zone = read.window.zone;
-      // An answer holds up to 10,000 intervals: its messages are built in turns too, as the read was.
-      const toMessages = (intervals: readonly BusyInterval[]) =>
-        call.run(mapSteps(intervals, (interval) => intervalMessage(interval, zone)));
-      const busyMessages: BusyIntervalMessage[][] = [];
-      for (const { busy } of read.calendars) busyMessages.push(await toMessages(busy));
-      const combined = await toMessages(read.combined);
+      // An answer holds up to 10,000 intervals: its messages are built in turns too, as the read was, in one call's work.
+      const toMessages = (intervals: readonly BusyInterval[]) => mapSteps(intervals, (interval) => intervalMessage(interval, zone));
+      const { busyMessages, combined } = await call.run(
+        (function* () {
+          const busyMessages: BusyIntervalMessage[][] = [];
+          for (const { busy } of read.calendars) busyMessages.push(yield* toMessages(busy));
+          return { busyMessages, combined: yield* toMessages(read.combined) };
+        })(),
+      );
       return create(QueryFreeBusyResponseSchema, {
         startTime: timestampFromMs(read.window.start),
         endExclusiveTime: timestampFromMs(read.window.endExclusive),
