@@ -243,13 +243,7 @@ export class LiveCalendars {
     const record = await this.otherCalendars.recall(calendarId);
     if (record === undefined) return undefined;
     return {
-      calendar: {
-        id: record.id,
-        name: record.name === "" ? record.id : record.name,
-        readers: record.readers,
-        freeBusyReaders: record.freeBusyReaders,
-        shardKey: record.shardKey,
-      },
+      calendar: placementOf(record),
       group: record.shardGroup,
     };
   }
@@ -315,16 +309,7 @@ export class LiveCalendars {
   private configOf(record: CalendarRecord): CalendarConfig | string {
     const source = this.sourceOf(record);
     if (typeof source === "string") return source;
-    return {
-      id: record.id,
-      source,
-      refreshMs: record.refreshMs,
-      timezone: record.zone,
-      name: record.name === "" ? record.id : record.name,
-      readers: record.readers,
-      freeBusyReaders: record.freeBusyReaders,
-      shardKey: record.shardKey,
-    };
+    return { ...placementOf(record), source, refreshMs: record.refreshMs, timezone: record.zone };
   }
 
   private sourceOf(record: CalendarRecord): FeedSource | string {
@@ -354,4 +339,15 @@ export class LiveCalendars {
         return assertNever(source, "registry source kind");
     }
   }
+}
+
+/** What access and placement read of a registry calendar, as calq.yaml's calendars give it (an empty name is the id). */
+function placementOf(record: CalendarRecord): RegistryPlacement["calendar"] {
+  return {
+    id: record.id,
+    name: record.name === "" ? record.id : record.name,
+    readers: record.readers,
+    freeBusyReaders: record.freeBusyReaders,
+    shardKey: record.shardKey,
+  };
 }
