@@ -19,6 +19,7 @@ import { type FreeSlot, findFreeSlotsSteps, type WorkingHours } from "../search/
 import { type Position, searchCalendarsPageSteps } from "../search/search-occurrences.js";
 import type { Steps } from "../stepwise.js";
 import type { CalendarView } from "../store/calendar-store.js";
+import { localTimeMinutes } from "../time/civil.js";
 import type { RequestWindow } from "../time/request-window.js";
 import { MINUTE_MS } from "../time/units.js";
 import { type WindowArguments, windowOf } from "./arguments.js";
@@ -262,14 +263,11 @@ function* readBlockingSteps(
   }
 }
 
-const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
-
 /** Minutes after midnight of "HH:MM" ("24:00" allowed as an end). */
 function minutesOf(text: string, field: string, end: boolean, refuse: (message: string, field: string) => CalqError): number {
-  if (end && text === "24:00") return 1440;
-  const match = LOCAL_TIME.exec(text);
-  if (match === null) throw refuse(`${field} must be a local time "HH:MM"${end ? ' (or "24:00")' : ""}, not "${text}"`, field);
-  return Number(match[1]) * 60 + Number(match[2]);
+  const minutes = localTimeMinutes(text, end);
+  if (minutes === undefined) throw refuse(`${field} must be a local time "HH:MM"${end ? ' (or "24:00")' : ""}, not "${text}"`, field);
+  return minutes;
 }
 
 function workingHoursOf(args: SlotArguments): WorkingHours | undefined {

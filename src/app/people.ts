@@ -7,6 +7,7 @@
  */
 import type { PersonSettings, PrincipalConfig } from "../config/config-model.js";
 import { type PersonRecord, WEEKDAYS, type Weekday } from "../registry/index.js";
+import { localTimeMinutes } from "../time/civil.js";
 
 /** People's settings, found by the calendar they own. */
 export interface People {
@@ -79,8 +80,7 @@ function isoWeekday(day: Weekday): number {
   return WEEKDAYS.indexOf(day) + 1;
 }
 
-/** "HH:MM" (validated by the registry) as minutes after midnight; "24:00" is 1440. */
+/** "HH:MM" as minutes after midnight; "24:00" is 1440 (the registry validated it). */
 function minutesOf(time: string): number {
-  const [hours, minutes] = time.split(":").map(Number);
-  return hours * 60 + minutes;
+  return localTimeMinutes(time, true) ?? Number.NaN;
 }

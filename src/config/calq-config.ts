@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
 import YAML from "yaml";
+import { localTimeMinutes } from "../time/civil.js";
 import { isRequestZone } from "../time/request-window.js";
 import { KNOWN_CAPABILITIES } from "./capabilities.js";
 import {
@@ -180,11 +181,9 @@ const WEEKDAY_NAMES = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
 
 /** A local time "HH:MM" as minutes after midnight; "24:00" only as an end. */
 function localMinutes(value: unknown, where: string, end: boolean): number {
-  const text = requiredString(value, where);
-  if (end && text === "24:00") return 1440;
-  const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
-  if (match === null) throw new ConfigError(`${where}: expected a local time "HH:MM"${end ? ' (or "24:00")' : ""}`);
-  return Number(match[1]) * 60 + Number(match[2]);
+  const minutes = localTimeMinutes(requiredString(value, where), end);
+  if (minutes === undefined) throw new ConfigError(`${where}: expected a local time "HH:MM"${end ? ' (or "24:00")' : ""}`);
+  return minutes;
 }
 
 /**

@@ -103,3 +103,10 @@ export function formatInZone(instant: number, zone: ZoneRules): string {
 export function formatUtc(instant: number): string {
   return `${formatLocalDateTime(instant)}Z`;
 }
+
+/** A local time "HH:MM" as minutes after midnight, "24:00" (1440) only as an end; undefined when it is not one. */
+export function localTimeMinutes(text: string, end: boolean): number | undefined {
+  if (end && text === "24:00") return 1440;
+  const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
+  return match === null ? undefined : Number(match[1]) * 60 + Number(match[2]);
+}
