@@ -13,26 +13,17 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { systemGate } from "./system-program.js";
+import { findProgram, systemGate } from "./system-program.js";
 
 /** Why the CalDAV system tests cannot run here, and how to fix it. */
 export const RADICALE_MISSING =
   "radicale is not installed: apt-get install -y radicale (CI's .ci/run installs it); without CALQ_SYSTEM_TESTS=required the tests that need it are skipped";
-
-/** Where radicale is, searching PATH and /usr/bin. */
-export function findRadicale(): string | undefined {
-  const folders = [...(process.env.PATH ?? "").split(delimiter), "/usr/bin", "/usr/local/bin"];
-  return folders
-    .filter((folder) => folder !== "")
-    .map((folder) => join(folder, "radicale"))
-    .find((path) => existsSync(path));
-}
 
 /**
  * Whether the radicale tests are skipped (and named in the run's last line):
@@ -72,7 +63,7 @@ export interface RunningRadicale {
 
 /** Starts radicale and resolves once it says it is ready. */
 export async function startRadicale(): Promise<RunningRadicale> {
-  const binary = findRadicale();
+  const binary = findProgram("radicale");
   if (binary === undefined) throw new Error(RADICALE_MISSING);
   const folder = mkdtempSync(join(tmpdir(), "calq-radicale-"));
   const user = "alice";
