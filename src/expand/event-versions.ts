@@ -8,7 +8,7 @@
  * past keeps its version, and so does one a later load reads again.
  */
 import { hash } from "node:crypto";
-import type { EventComponent } from "../ics/parse-calendar.js";
+import type { EventComponent, IcsTime } from "../ics/parse-calendar.js";
 
 /** One event (a single event, or a series and its overrides) as a snapshot holds it. */
 export interface EventVersion {
@@ -26,21 +26,46 @@ export interface EventVersion {
   readonly classified: boolean;
 }
 
-/** The digest of an event's components: its master first, then its overrides in a fixed order. */
+/** The digest of an event's components (a series: its master and overrides), in an order of their own. */
 export function versionDigest(components: readonly EventComponent[]): string {
-  const canonical = components.map(canonicalOf).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return hash("sha256", canonical.join("\n"), "hex").slice(0, 16);
+  const canonical = components.length === 1 ? canonicalOf(components[0]) : components.map(canonicalOf).sort().join("\n");
+  return hash("sha256", canonical, "hex").slice(0, 16);
 }
 
-/** A component as JSON without its line (where it stands in the feed) and with zones by name. */
-function canonicalOf(component: EventComponent): string {
-  const { line: _line, ...rest } = component;
-  return JSON.stringify(rest, (key, value: unknown) => (key === "zone" ? zoneName(value) : value));
+/**
+ * A component as JSON: every field but `line` (where it stands in the
+ * feed), by position, with zones by name. An array of the fields rather
+ * than the component with a replacer: a quarter of the time, which a build
+ * spends once per event (test/expand/event-versions.spec.ts changes each
+ * field in turn).
+ */
+function canonicalOf(c: EventComponent): string {
+  return JSON.stringify([
+    c.uid,
+    c.summary,
+    c.location,
+    c.description,
+    c.about ?? null,
+    c.status,
+    c.transparent,
+    c.lastModified ?? null,
+    c.sequence,
+    timeOf(c.start),
+    timeOf(c.end),
+    c.duration ?? null,
+    c.rrules,
+    c.exrules,
+    c.rdates.length === 0 ? null : c.rdates.map((rdate) => [timeOf(rdate.start), timeOf(rdate.end), rdate.duration ?? null]),
+    c.exdates.length === 0 ? null : c.exdates.map(timeOf),
+    timeOf(c.recurrenceId),
+    c.thisAndFuture,
+  ]);
 }
 
-function zoneName(value: unknown): unknown {
-  if (typeof value === "object" && value !== null && "name" in value) return (value as { name: unknown }).name;
-  return value;
+/** A date as its day, a date-time as its local time and zone name (null when floating). */
+function timeOf(time: IcsTime | undefined): number | [number, string | null] | null {
+  if (time === undefined) return null;
+  return time.kind === "date" ? time.local : [time.local, time.zone?.name ?? null];
 }
 
 /** Versions in key order, as snapshots keep them for comparing. */

@@ -5,7 +5,9 @@
  * feed, nor when the feed is read again later.
  */
 import { describe, expect, it } from "vitest";
-import { versionChanges } from "../../src/expand/event-versions.js";
+import { versionChanges, versionDigest } from "../../src/expand/event-versions.js";
+import type { EventComponent } from "../../src/ics/parse-calendar.js";
+import { ianaZone } from "../../src/time/zones.js";
 import { feed, snapshotOf } from "../support/feeds.js";
 import { workerBuild } from "../support/worker-build.js";
 
@@ -51,6 +53,60 @@ describe("event versions", () => {
 
   it("are gone for an event cancelled, which then reads as removed", () => {
     expect(changed([standup, review], [standup, [...review, "STATUS:CANCELLED"]])).toEqual([{ summary: "Review", kind: "removed" }]);
+  });
+
+  it("digest every field of a component but where it stands, and its zones by name", () => {
+    const york = ianaZone("America/New_York")!;
+    const at = (local: number) => ({ kind: "date-time" as const, local, zone: york });
+    const base: Required<EventComponent> = {
+      uid: "standup",
+      line: 10,
+      summary: "Stand-up",
+      location: "Room 1",
+      description: "Daily",
+      about: { description: "Daily", descriptionCut: false, attendees: [], attendeeCount: 0, links: [], categories: [], rrules: [] },
+      status: "CONFIRMED",
+      transparent: false,
+      lastModified: 1,
+      sequence: 0,
+      start: at(100),
+      end: at(200),
+      duration: { days: 0, exactMs: 100 },
+      rrules: [{ freq: "WEEKLY" }],
+      exrules: [{ freq: "YEARLY" }],
+      rdates: [{ start: at(300) }],
+      exdates: [at(400)],
+      recurrenceId: at(500),
+      thisAndFuture: false,
+    };
+    // One other value per field: a field added to EventComponent must be added here (it does not compile until then).
+    const other: { readonly [K in Exclude<keyof EventComponent, "line">]-?: EventComponent[K] } = {
+      uid: "standup-2",
+      summary: "Stand-down",
+      location: "Room 2",
+      description: "Weekly",
+      about: { ...base.about, categories: ["Work"] },
+      status: "TENTATIVE",
+      transparent: true,
+      lastModified: 2,
+      sequence: 1,
+      start: { kind: "date-time", local: 100, zone: ianaZone("Europe/Paris") },
+      end: { kind: "date", local: 200 },
+      duration: { days: 1, exactMs: 100 },
+      rrules: [{ freq: "DAILY" }],
+      exrules: [],
+      rdates: [{ start: at(300), end: at(350) }],
+      exdates: [at(400), at(450)],
+      recurrenceId: { kind: "date-time", local: 500, zone: undefined },
+      thisAndFuture: true,
+    };
+    const digest = versionDigest([base]);
+    for (const [field, value] of Object.entries(other)) {
+      expect(versionDigest([{ ...base, [field]: value }]), field).not.toBe(digest);
+    }
+    expect(versionDigest([{ ...base, line: 99 }])).toBe(digest);
+    expect(versionDigest([{ ...base, start: { ...at(100), zone: { name: york.name, offsetAt: () => 0 } } }])).toBe(digest);
+    expect(versionDigest([base, { ...base, recurrenceId: at(600) }])).toBe(versionDigest([{ ...base, recurrenceId: at(600) }, base]));
   });
 
   it("cross threads packed and read the same", () => {
