@@ -13,6 +13,7 @@
  * by `itemAt`, so the receiving thread creates objects only for what
  * searches return.
  */
+import { indexOrder } from "./index-order.js";
 
 /** An item with its interval's bounds. */
 export interface Interval {
@@ -79,7 +80,8 @@ export class IntervalIndex<T extends Interval> {
     }
     const items = source;
     const tieBreak = second as (a: T, b: T) => number;
-    items.sort((a, b) => a.start - b.start || tieBreak(a, b));
+    const sorted = Array.from(indexOrder(items, tieBreak), (i) => items[i]);
+    for (const [position, item] of sorted.entries()) items[position] = item;
     this.made = items;
     const parts = indexPartsOf(
       Float64Array.from(items, (item) => item.start),

@@ -10,12 +10,12 @@
  * content alone: occurrences by (start, event_id), series and versions by
  * key, diagnostics in feed order, groups by key.
  */
-import type { EventVersion } from "../expand/event-versions.js";
 import type { ExpandedCalendar } from "../expand/expand-calendar.js";
 import { compareOccurrences, type EventDetails, type Occurrence } from "../expand/occurrence.js";
 import type { OnDemandSeries } from "../expand/series-tail.js";
 import type { Diagnostic } from "../ics/diagnostic.js";
 import { FeedZone } from "../ics/vtimezone-zone.js";
+import { indexOrder } from "../index/index-order.js";
 import { endsOf, type IndexParts, indexPartsOf } from "../index/interval-index.js";
 import type { ZoneRules } from "../time/zone-rules.js";
 import { ianaZone } from "../time/zones.js";
@@ -95,9 +95,7 @@ export class AssemblyConflict extends Error {
 
 /** Assembles a snapshot's columns from fresh groups and the groups kept from the previous snapshot. */
 export function assembleSnapshot(input: AssemblyInput): Assembled {
-  const T = [performance.now()];
   const places = placeGroups(input);
-  T.push(performance.now());
   const { expanded, fresh, kept } = input;
   const spanStart = (ends: Uint32Array, span: number) => (span <= 0 ? 0 : ends[span - 1]);
   const freshSpans = fresh.map((group) => group.span);
@@ -113,23 +111,13 @@ export function assembleSnapshot(input: AssemblyInput): Assembled {
       freshOccurrenceGroups.push(places.fresh[f]);
     }
   }
-  const order = Array.from(freshOccurrences.keys()).sort(
-    (a, b) =>
-      freshOccurrences[a].start - freshOccurrences[b].start || compareOccurrences(freshOccurrences[a], freshOccurrences[b]) || a - b,
-  );
+  const order = indexOrder(freshOccurrences, compareOccurrences);
 
-  T.push(performance.now());
   const details = assembleDetails(kept, places, order, freshOccurrences, freshOccurrenceGroups);
-  T.push(performance.now());
   const index = assembleIndex(kept, details, order, freshOccurrences);
-  T.push(performance.now());
   const tails = assembleTails(kept, places, expanded, freshSpans);
-  T.push(performance.now());
-  const versions = assembleVersions(kept, places, expanded, freshSpans);
-  T.push(performance.now());
+  const versions = assembleVersions(kept, places, expanded, fresh, freshSpans);
   const diagnostics = assembleDiagnostics(input, places);
-  T.push(performance.now());
-  (globalThis as { phases?: number[][] }).phases?.push(T.slice(1).map((t, i) => t - T[i]));
 
   let eventCount = 0;
   for (const events of places.groups.groupEvents) eventCount += events;
@@ -163,6 +151,8 @@ export function assembleSnapshot(input: AssemblyInput): Assembled {
 interface Places {
   readonly kept: Int32Array;
   readonly fresh: Int32Array;
+  /** The fresh groups (their indexes in AssemblyInput.fresh) in key order. */
+  readonly freshOrder: readonly number[];
   readonly groups: Assembled["groups"];
 }
 
@@ -213,6 +203,7 @@ function placeGroups({ expanded, fresh, kept }: AssemblyInput): Places {
   return {
     kept: keptPlaces,
     fresh: freshPlaces,
+    freshOrder,
     groups: { groupKeys: keys.build(), groupEvents: events, groupOccurrences: occurrences, groupWork: work, groupFlags: flags },
   };
 }
@@ -297,7 +288,7 @@ function sharedFrom<T extends Uint32Array | Float64Array | Uint8Array | Int32Arr
 function assembleDetails(
   kept: KeptGroups | undefined,
   places: Places,
-  order: readonly number[],
+  order: Uint32Array,
   freshOccurrences: readonly Occurrence[],
   freshOccurrenceGroups: readonly number[],
 ) {
@@ -347,7 +338,7 @@ function assembleDetails(
 function assembleIndex(
   kept: KeptGroups | undefined,
   details: ReturnType<typeof assembleDetails>,
-  order: readonly number[],
+  order: Uint32Array,
   freshOccurrences: readonly Occurrence[],
 ) {
   // The kept occurrences, compacted: their starts, ends, slots and (new) detail ids.
@@ -479,15 +470,14 @@ function assembleTails(kept: KeptGroups | undefined, places: Places, expanded: E
 }
 
 /** Versions by key: the kept ones and the fresh ones, merged. */
-function assembleVersions(kept: KeptGroups | undefined, places: Places, expanded: ExpandedCalendar, freshSpans: readonly number[]) {
-  const fresh: { version: EventVersion; group: number }[] = [];
-  const { versionEnds } = expanded.groups;
-  for (const [f, span] of freshSpans.entries()) {
-    if (span < 0) continue;
-    for (let i = span === 0 ? 0 : versionEnds[span - 1]; i < versionEnds[span]; i++)
-      fresh.push({ version: expanded.versions[i], group: places.fresh[f] });
-  }
-  const sorted = orderByKey(fresh.map(({ version }) => version.key)).map((i) => fresh[i]);
+function assembleVersions(
+  kept: KeptGroups | undefined,
+  places: Places,
+  expanded: ExpandedCalendar,
+  fresh: readonly FreshGroup[],
+  freshSpans: readonly number[],
+) {
+  const sorted = freshVersionsByKey(places, expanded, fresh, freshSpans);
   const builder = new PackedVersionsBuilder();
   const keptCount = kept === undefined ? 0 : kept.packed.versions.starts.length;
   // Each kept version's group's new place (-1: dropped).
@@ -513,6 +503,26 @@ function assembleVersions(kept: KeptGroups | undefined, places: Places, expanded
     },
   );
   return { packed: builder.build(), groups };
+}
+
+/**
+ * The fresh groups' versions by key, each with its group's place. A group
+ * has one version of its own key but where a UID names several events:
+ * when each has, the groups' key order is the versions' too, and they are
+ * not sorted again.
+ */
+function freshVersionsByKey(places: Places, expanded: ExpandedCalendar, fresh: readonly FreshGroup[], freshSpans: readonly number[]) {
+  const { versionEnds } = expanded.groups;
+  const versionsOf = (span: number) => (span < 0 ? [] : expanded.versions.slice(span === 0 ? 0 : versionEnds[span - 1], versionEnds[span]));
+  const ownKeys = freshSpans.every((span, f) => {
+    const versions = versionsOf(span);
+    return versions.length === 0 || (versions.length === 1 && versions[0].key === fresh[f].key);
+  });
+  if (ownKeys) {
+    return places.freshOrder.flatMap((f) => versionsOf(freshSpans[f]).map((version) => ({ version, group: places.fresh[f] })));
+  }
+  const found = freshSpans.flatMap((span, f) => versionsOf(span).map((version) => ({ version, group: places.fresh[f] })));
+  return orderByKey(found.map(({ version }) => version.key)).map((i) => found[i]);
 }
 
 /**
