@@ -186,11 +186,15 @@ class SearchWork {
   tick(units = 1): void {
     this.sincePause += units;
   }
-  /** Pauses when a step's worth of work was done since the last pause. */
-  *pace(): Steps<void> {
-    const used = this.budget.used;
-    if (this.sincePause + used - this.usedAtPause < UNITS_PER_STEP) return;
-    yield;
+  /**
+   * Whether a step's worth of work was done since the last pause: then the
+   * search yields, and calls `paused` when resumed. (A check rather than a
+   * generator to delegate to: the check runs for every occurrence read.)
+   */
+  due(): boolean {
+    return this.sincePause + this.budget.used - this.usedAtPause >= UNITS_PER_STEP;
+  }
+  paused(): void {
     this.sincePause = 0;
     this.usedAtPause = this.budget.used;
   }
@@ -237,7 +241,10 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
       budget: work.budget,
     };
     for (const tail of source.occurrences.tails) {
-      yield* work.pace();
+      if (work.due()) {
+        yield;
+        work.paused();
+      }
       partial = work.stopReason();
       if (partial !== undefined) break;
       work.budget.spend(1);
@@ -251,7 +258,10 @@ function* mergedPageSteps(sources: readonly Source[], query: PageQuery, limits: 
   // An empty heap is the whole answer, however little budget is left.
   while (found.length < wanted && !heap.empty) {
     work.tick();
-    yield* work.pace();
+    if (work.due()) {
+      yield;
+      work.paused();
+    }
     partial ??= work.stopReason();
     const top = heap.peek()!;
     // Out of work or time: occurrences already found, and before every stream's bound, are still handed out.
@@ -386,21 +396,17 @@ class IndexStream implements Stream {
     const { window, mode } = this.query;
     let looked = 0;
     let found: Occurrence | undefined;
-    const accept = (occurrence: Occurrence) =>
-      matches(occurrence, window, mode) &&
-      wordsMatch(this.words, occurrence, this.calendar.withholdClassified) &&
-      filterKeeps(this.query.filter, occurrence, this.calendar.withholdClassified);
     if (mode === "startWithin") {
       while (this.position < this.stop && looked < UNITS_PER_STEP && found === undefined) {
         const occurrence = index.item(this.position++);
         looked++;
-        if (accept(occurrence)) found = occurrence;
+        if (this.accepts(occurrence)) found = occurrence;
       }
     } else {
       index.visitCandidates(window.endExclusive, window.start, this.position, (occurrence, position) => {
         looked++;
         this.position = position + 1;
-        if (accept(occurrence)) found = occurrence;
+        if (this.accepts(occurrence)) found = occurrence;
         return found === undefined && looked < UNITS_PER_STEP;
       });
       if (found === undefined && looked < UNITS_PER_STEP) this.position = this.stop;
@@ -410,6 +416,16 @@ class IndexStream implements Stream {
     if (this.position >= this.stop) return { cut };
     // Not found within the step: a bound at the next position's start, so streams with earlier occurrences go first.
     return { entry: { start: index.item(this.position).start, stream: this }, cut };
+  }
+
+  private accepts(occurrence: Occurrence): boolean {
+    const { window, mode, filter } = this.query;
+    const { withholdClassified } = this.calendar;
+    return (
+      matches(occurrence, window, mode) &&
+      wordsMatch(this.words, occurrence, withholdClassified) &&
+      filterKeeps(filter, occurrence, withholdClassified)
+    );
   }
 }
 
@@ -538,7 +554,7 @@ class EntryHeap {
     while (child > 0) {
       const parent = (child - 1) >> 1;
       if (!before(entries[child], entries[parent])) break;
-      [entries[child], entries[parent]] = [entries[parent], entries[child]];
+      swap(entries, child, parent);
       child = parent;
     }
   }
@@ -557,10 +573,17 @@ class EntryHeap {
       if (left < entries.length && before(entries[left], entries[least])) least = left;
       if (right < entries.length && before(entries[right], entries[least])) least = right;
       if (least === parent) return top;
-      [entries[least], entries[parent]] = [entries[parent], entries[least]];
+      swap(entries, least, parent);
       parent = least;
     }
   }
+}
+
+/** Swaps two entries without the array a destructuring swap allocates (a heap does it for every occurrence read). */
+function swap(entries: Entry[], i: number, j: number): void {
+  const entry = entries[i];
+  entries[i] = entries[j];
+  entries[j] = entry;
 }
 
 /**
