@@ -8,18 +8,60 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import YAML from "yaml";
 import { directoryConfig, type Environment, parseConfig, readConfigDocument } from "../config/calq-config.js";
 import { type CalqConfig, ConfigError } from "../config/config-model.js";
 import { printableConfig, type RegistryServeSettings, resolveServeSettings, SETTING_FLAGS } from "../config/server-config.js";
 import { assertNever } from "../exhaustive.js";
+import type { Logger } from "../log.js";
 import { pinoLogger } from "../logging/logger.js";
 import { type RunningServer, type ServerRegistry, startServer } from "../server/server.js";
 import { UsageError } from "./usage-error.js";
 
 /** Runs `calq serve ARGS`; resolves once serving (signals end the process), or after --print-config. */
 export async function serve(argv: string[], env: Environment, cwd: string): Promise<void> {
+  // Signals are handled from the start: a SIGTERM while the first load is
+  // still reading a slow feed drains and exits 0 like any other.
+  let listening: { server: RunningServer; drain: (signal: string) => void } | undefined;
+  let signalled: string | undefined;
+  const stop = (signal: string) => {
+    signalled = signal;
+    listening?.drain(signal);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const served = await openServe(argv, env, cwd, {
+    out: process.stdout,
+    onListening: (server, drain) => {
+      listening = { server, drain };
+      if (signalled !== undefined) drain(signalled);
+    },
+  });
+  if (served === undefined || signalled !== undefined) return;
+  process.on("SIGHUP", () => {
+    for (const { config: calendar } of served.store.views()) void served.store.reload(calendar.id);
+  });
+}
+
+/** Where `calq serve` writes, and what it is told once it listens. */
+export interface ServeOptions {
+  /** Its lines for people (the port, then the calendars served). */
+  readonly out: Writable;
+  /** The log, by default JSON lines at the settings' level. */
+  readonly log?: Logger;
+  /** The server, as soon as its port is open, and how to drain it and exit (what a signal does). */
+  readonly onListening?: (server: RunningServer, drain: (signal: string) => void) => void;
+}
+
+/**
+ * `calq serve ARGS` up to serving: the settings read, the server started and
+ * its calendars loaded; undefined after --print-config. The process's
+ * signals are `serve`'s: tests start servers this way, in process, each
+ * stopped by its close().
+ */
+export async function openServe(argv: string[], env: Environment, cwd: string, options: ServeOptions): Promise<RunningServer | undefined> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -41,30 +83,22 @@ export async function serve(argv: string[], env: Environment, cwd: string): Prom
 
   if (values["print-config"]) {
     const shown = printableConfig((document as Record<string, unknown> | undefined) ?? documentOf(config), settings);
-    process.stdout.write(YAML.stringify(shown));
-    return;
+    options.out.write(YAML.stringify(shown));
+    return undefined;
   }
 
-  const log = pinoLogger(settings.logLevel);
+  const log = options.log ?? pinoLogger(settings.logLevel);
   const groupNote =
     settings.shardGroup === undefined ? "" : ` (shard group ${settings.shardGroup} of ${config.calendars.length} calendars)`;
-  // Signals are handled from the start: a SIGTERM while the first load is
-  // still reading a slow feed drains and exits 0 like any other.
-  let listening: RunningServer | undefined;
-  let signalled: string | undefined;
-  const drain = (server: RunningServer, signal: string) => {
+  let draining = false;
+  const drainer = (server: RunningServer) => (signal: string) => {
+    draining = true;
     log({ level: "info", msg: "draining", signal, grace_seconds: settings.shutdownGraceSeconds });
     void server.close(settings.shutdownGraceSeconds * 1000).then(() => {
       log({ level: "info", msg: "stopped" });
       process.exit(0);
     });
   };
-  const stop = (signal: string) => {
-    signalled = signal;
-    if (listening !== undefined) drain(listening, signal);
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
 
   // The port is printed as soon as it is open, so probes can find it (NOT_SERVING) while the calendars load.
   const server = await startServer({
@@ -76,25 +110,21 @@ export async function serve(argv: string[], env: Environment, cwd: string): Prom
     stateFolder: join(values.data, ".calq-state"),
     registry: registryOf(settings.registry, values.data, env, settings.shardGroup),
     onListening: (opened) => {
-      listening = opened;
       const shown = opened.host.includes(":") ? `[${opened.host}]` : opened.host;
       const protocols =
         settings.tls === undefined
           ? "HTTP/2 cleartext and HTTP/1.1"
           : `TLS${settings.tls.clientCaFile ? " with client certificates" : ""}, HTTP/2 and HTTP/1.1`;
-      process.stdout.write(
+      options.out.write(
         `calq listening on ${shown}:${opened.port} (gRPC, gRPC-Web and Connect over ${protocols})\n` +
           (opened.adminPort === undefined ? "" : `metrics on http://${settings.admin!.host}:${opened.adminPort}/metrics\n`) +
           `loading ${opened.store.views().length} calendar(s) from ${values.data}${groupNote}; health says NOT_SERVING until they are ready\n`,
       );
-      if (signalled !== undefined) drain(opened, signalled);
+      options.onListening?.(opened, drainer(opened));
     },
   });
-  if (signalled !== undefined) return;
-  process.stdout.write(`serving ${server.store.views().length} calendar(s) from ${values.data}${groupNote}\n`);
-  process.on("SIGHUP", () => {
-    for (const { config: calendar } of server.store.views()) void server.store.reload(calendar.id);
-  });
+  if (!draining) options.out.write(`serving ${server.store.views().length} calendar(s) from ${values.data}${groupNote}\n`);
+  return server;
 }
 
 /** The registry the settings name; its PostgreSQL URL is read from the variable they name, never from calq.yaml. */

@@ -90,7 +90,7 @@ export interface RunningServer {
   readonly health: HealthState;
   /** The registry calendars and people this replica follows, with a registry. */
   readonly live?: LiveCalendars;
-  /** Drains: health goes NOT_SERVING, new calls but health ones are refused, calls in flight get `graceMs` to finish. */
+  /** Drains: health goes NOT_SERVING, new calls but health ones are refused, calls in flight get `graceMs` to finish; once, however often called. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -250,6 +250,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let refresher: RefreshScheduler | undefined;
   // A flood of calls leaves garbage V8 may keep for minutes while others keep the process busy.
   const stopReturningMemory = returnMemoryAfterBursts();
+  let closing: Promise<void> | undefined;
   const running: RunningServer = {
     host: listener.host,
     port: listener.port,
@@ -257,15 +258,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store,
     health,
     live,
-    async close(graceMs) {
-      health.enter("draining");
-      draining.abort();
-      stopReturningMemory();
-      refresher?.stop();
-      stopWatchingCertificates();
-      await listener.close(graceMs);
-      await adminPort?.close();
-      await closeRegistry();
+    close(graceMs) {
+      // Once: a second close (a second signal while draining) waits for the first.
+      closing ??= (async () => {
+        health.enter("draining");
+        draining.abort();
+        stopReturningMemory();
+        refresher?.stop();
+        stopWatchingCertificates();
+        await listener.close(graceMs);
+        await adminPort?.close();
+        await closeRegistry();
+      })();
+      return closing;
     },
   };
   options.onListening?.(running);

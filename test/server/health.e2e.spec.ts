@@ -54,7 +54,7 @@ afterEach(async () => {
 });
 
 describe("health", () => {
-  it("is NOT_SERVING while the first load runs, SERVING after it, NOT_SERVING while draining", async () => {
+  it("is NOT_SERVING while the first load runs, SERVING after it, NOT_SERVING while draining (closed once)", async () => {
     let held!: (response: ServerResponse) => void;
     const answer = new Promise<ServerResponse>((resolve) => (held = resolve));
     const provider = await startFeedServer((_request, response) => held(response));
@@ -82,7 +82,10 @@ describe("health", () => {
     expect(await check(client, "grpc.reflection.v1.ServerReflection")).toBe(ServingStatus.SERVING);
     await overall.nth(2);
 
-    await server.close(1_000);
+    const closing = server.close(1_000);
+    // A second close (a second signal while draining) is the first one.
+    expect(server.close(0)).toBe(closing);
+    await closing;
     const status = await overall.ended;
     expect(status.code).toBe(grpc.status.OK);
     expect(overall.seen).toEqual([ServingStatus.NOT_SERVING, ServingStatus.SERVING, ServingStatus.NOT_SERVING]);

@@ -1,6 +1,7 @@
 /**
- * The calendar registry as a fleet runs it: `calq serve` processes on real
- * ports, a real PostgreSQL, and a grpc-js client. Both replicas of a group
+ * The calendar registry as a fleet runs it: `calq serve` replicas on real
+ * ports (in this process, but where a crash is the point), a real
+ * PostgreSQL, and a grpc-js client. Both replicas of a group
  * serve what an admin creates, without a restart, and the other group's
  * replica refuses it as the access rules say; a replica cut from the
  * database (a relay the test cuts) keeps serving and catches up on every
@@ -23,6 +24,7 @@ import { placeOf } from "../../src/registry/index.js";
 import { CALQ, killed, spawnNode, startCalqServe } from "../support/calq-process.js";
 import { feed } from "../support/feeds.js";
 import { CalqGrpcClient, failureOf, grpc } from "../support/grpc-client.js";
+import { serveInProcess } from "../support/in-process.js";
 import {
   type CuttableLink,
   POSTGRES_MISSING,
@@ -40,6 +42,7 @@ const KEY_IN: Record<string, string> = Object.fromEntries(
   GROUPS.map((group) => [group, Array.from({ length: 100 }, (_, i) => `user-${i}`).find((key) => placeOf(key, GROUPS) === group)!]),
 );
 
+const replicas: Replica[] = [];
 const children: ChildProcess[] = [];
 const clients: CalqGrpcClient[] = [];
 const folders: string[] = [];
@@ -78,22 +81,38 @@ function dataFolder(options: { groups?: boolean; calendars?: string[]; feeds?: R
 }
 
 interface Replica {
-  readonly child: ChildProcess;
+  /** Stops it: SIGKILL for a process, close() for one in this process. */
+  readonly stop: () => Promise<void>;
   readonly admin: CalqGrpcClient;
   readonly an: CalqGrpcClient;
   readonly binh: CalqGrpcClient;
 }
 
-/** Starts `calq serve` on `dir` with `env` (the registry's settings), and its clients. */
-async function replica(dir: string, env: Record<string, string>): Promise<Replica> {
-  const { child, address } = await startCalqServe(["--data", dir, "--port", "0"], {
-    CURSOR_KEY: "a shared cursor key, 32 characters",
-    ...env,
-  });
-  children.push(child);
+/**
+ * Starts `calq serve` on `dir` with `env` (the registry's settings), and its
+ * clients: in this process unless `as` asks for a process of its own (a
+ * replica shares nothing with another but the database and the folder;
+ * a process each cost most of this file's time).
+ */
+async function replica(dir: string, env: Record<string, string>, as: "in-process" | "process" = "in-process"): Promise<Replica> {
+  const args = ["--data", dir, "--port", "0"];
+  const withKey = { CURSOR_KEY: "a shared cursor key, 32 characters", ...env };
+  let address: string;
+  let stop: () => Promise<void>;
+  if (as === "process") {
+    const started = await startCalqServe(args, withKey);
+    address = started.address;
+    stop = () => killed(started.child);
+  } else {
+    const served = await serveInProcess(args, withKey);
+    address = served.address;
+    stop = served.stop;
+  }
   const [admin, an, binh] = ["token-admin", "token-an", "token-binh"].map((token) => new CalqGrpcClient(address, token));
   clients.push(admin, an, binh);
-  return { child, admin, an, binh };
+  const running = { stop, admin, an, binh };
+  replicas.push(running);
+  return running;
 }
 
 /** The summaries a caller finds on the calendar that day, or the reason it is refused with. */
@@ -114,6 +133,7 @@ const fileCalendar = (dir: string, id: string, file: string, readers: string[], 
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
+  await Promise.all(replicas.splice(0).map((running) => running.stop()));
   await Promise.all(children.splice(0).map(killed));
   for (const link of links.splice(0)) await link.close();
 });
@@ -222,7 +242,7 @@ describe("replicas following a PostgreSQL registry", () => {
       await vi.waitFor(async () => expect(await summaries(first.an, "copied")).toEqual(["A"]), WAIT);
       // The copy is written just after the change is applied: wait for it to hold the calendar.
       await vi.waitFor(() => expect(readFileSync(join(copyFolder, "registry-copy-g1.json"), "utf8")).toContain('"id":"copied"'), WAIT);
-      await killed(first.child);
+      await first.stop();
 
       await server.stop();
       try {
@@ -296,14 +316,15 @@ describe("an embedded registry", () => {
   it("keeps its calendars across a restart, and an id calq.yaml then declares too stops the start, naming it", async () => {
     const dir = dataFolder({ groups: false, feeds: { "a.ics": dayFeed("A") } });
     const registryFolder = temporary("calq-registry-embedded-");
-    const first = await replica(dir, { CALQ_REGISTRY_FOLDER: registryFolder });
+    // Processes, killed: what the registry keeps is what a crash leaves.
+    const first = await replica(dir, { CALQ_REGISTRY_FOLDER: registryFolder }, "process");
     await first.admin.createCalendar({ calendar: fileCalendar(dir, "clash", "a.ics", ["an"], "") });
     await vi.waitFor(async () => expect(await summaries(first.an, "clash")).toEqual(["A"]), WAIT);
-    await killed(first.child);
+    await first.stop();
 
-    const again = await replica(dir, { CALQ_REGISTRY_FOLDER: registryFolder });
+    const again = await replica(dir, { CALQ_REGISTRY_FOLDER: registryFolder }, "process");
     expect(await summaries(again.an, "clash")).toEqual(["A"]);
-    await killed(again.child);
+    await again.stop();
 
     writeFileSync(
       join(dir, "calq.yaml"),

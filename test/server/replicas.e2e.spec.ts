@@ -1,33 +1,34 @@
 /**
- * Several calq processes behind a balancer that sends each page anywhere:
+ * Several calq replicas behind a balancer that sends each page anywhere:
  * a snapshot is named by its content, so any replica that read the same
  * feed continues any cursor, also after a restart; shared cursor keys
  * rotate across replicas; and a replica whose feed is behind re-reads its
- * source once before it answers CURSOR_EXPIRED. Real processes, real ports,
- * a grpc-js client.
+ * source once before it answers CURSOR_EXPIRED. Each replica is `calq
+ * serve` on a folder of its own and a real port, run in this process (a
+ * replica shares nothing with another but the feed and the keys; starting
+ * a process each cost most of this file's time), with a grpc-js client.
  */
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CursorSnapshot, MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import { sha256Hex } from "../../src/config/secret.js";
-import { killed, startCalqServe } from "../support/calq-process.js";
 import { type FeedServer, startFeedServer, versioned } from "../support/feed-server.js";
 import { feed } from "../support/feeds.js";
 import { CalqGrpcClient, failureOf } from "../support/grpc-client.js";
+import { type ServedInProcess, serveInProcess } from "../support/in-process.js";
 
 const KEY_OLD = "an old cursor key, 32 characters";
 const KEY_NEW = "a new cursor key, 32 characters!";
-const children: ChildProcess[] = [];
+const replicas: ServedInProcess[] = [];
 const clients: CalqGrpcClient[] = [];
 const folders: string[] = [];
 const servers: FeedServer[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
-  await Promise.all(children.splice(0).map(killed));
+  await Promise.all(replicas.splice(0).map((served) => served.stop()));
   for (const server of servers.splice(0)) await server.close();
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
@@ -63,12 +64,13 @@ function folder(source: { file: string } | { url: string }, keyVariables: readon
   return dir;
 }
 
-async function replica(dir: string, env: Record<string, string>): Promise<{ child: ChildProcess; client: CalqGrpcClient }> {
-  const { child, address } = await startCalqServe(["--data", dir, "--port", "0"], env);
-  children.push(child);
-  const client = new CalqGrpcClient(address, "token-an");
+/** A replica: `calq serve` on its own folder, in this process (what is tested is the serving, not the process). */
+async function replica(dir: string, env: Record<string, string>): Promise<{ served: ServedInProcess; client: CalqGrpcClient }> {
+  const served = await serveInProcess(["--data", dir, "--port", "0"], env);
+  replicas.push(served);
+  const client = new CalqGrpcClient(served.address, "token-an");
   clients.push(client);
-  return { child, client };
+  return { served, client };
 }
 
 const DAY = {
@@ -107,7 +109,7 @@ describe("replicas that read the same feed", () => {
     const dir = folder({ file: calendar("v1") }, ["CALQ_KEY_OLD"]);
     const first = await replica(dir, OLD_KEY_ONLY);
     const page1 = await first.client.searchEvents({ ...DAY, limit: 10 });
-    await killed(first.child);
+    await first.served.stop();
     const restarted = await replica(dir, OLD_KEY_ONLY);
     const page2 = await restarted.client.searchEvents({ ...DAY, limit: 10, cursor: page1.nextCursor });
     expect(page2.snapshotId).toBe(page1.snapshotId);

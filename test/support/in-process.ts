@@ -2,8 +2,12 @@
  * The calq command run inside the test process, with its own environment and
  * its output collected: the command's logic without the cost of a process.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import { runCommand } from "../../src/cli/run-command.js";
+import { openServe } from "../../src/cli/serve-command.js";
 
 /** What a command printed and how it ended. */
 export interface CommandRun {
@@ -30,4 +34,41 @@ export async function runInProcess(args: readonly string[], env: Record<string, 
   const err = collector();
   const status = await runCommand(args, env, { out: out.stream, err: err.stream });
   return { status, stdout: out.text(), stderr: err.text() };
+}
+
+/** A `calq serve` running in this process: its address, and how to stop it. */
+export interface ServedInProcess {
+  readonly address: string;
+  /** Closes the server at once (no grace period), as a replica that is stopped; once, however often called. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `calq serve ARGS` in this process (src/cli/serve-command.ts: the
+ * same settings, registry and calendars as the command), without the
+ * signals and exit of the command, and resolves once it serves. With its
+ * own registry folder unless `env` names one or another engine, as
+ * startCalqServe gives each process.
+ */
+export async function serveInProcess(args: readonly string[], env: Record<string, string>): Promise<ServedInProcess> {
+  const ownRegistry =
+    env.CALQ_REGISTRY_FOLDER === undefined && env.CALQ_REGISTRY_ENGINE === undefined
+      ? mkdtempSync(join(tmpdir(), "calq-registry-"))
+      : undefined;
+  const server = await openServe(
+    [...args],
+    ownRegistry === undefined ? env : { ...env, CALQ_REGISTRY_FOLDER: ownRegistry },
+    process.cwd(),
+    {
+      out: collector().stream,
+      log: () => {},
+    },
+  );
+  if (server === undefined) throw new Error("calq serve ended without serving");
+  let stopped: Promise<void> | undefined;
+  const stop = async () => {
+    await server.close(0);
+    if (ownRegistry !== undefined) rmSync(ownRegistry, { recursive: true, force: true });
+  };
+  return { address: `${server.host}:${server.port}`, stop: () => (stopped ??= stop()) };
 }
