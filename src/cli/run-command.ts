@@ -83,8 +83,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   tools: {
     usage: GATEWAY_USAGE,
-    run: async (argv) => {
-      await (await import("../gateway/cli.js")).printTools(argv);
+    run: async (argv, _env, { out }) => {
+      await writeAll(out, (await import("../gateway/cli.js")).toolsText(argv));
       return 0;
     },
   },

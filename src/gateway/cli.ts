@@ -42,12 +42,12 @@ export function isGatewayUsageError(error: unknown): boolean {
   return error instanceof GatewayUsageError || error instanceof PlaintextRefusedError || error instanceof InvalidOriginError;
 }
 
-/** `calq tools ARGS`: prints the tool schemas. */
-export async function printTools(argv: string[]): Promise<void> {
+/** What `calq tools ARGS` prints: the tool schemas in the format asked for. */
+export function toolsText(argv: string[]): string {
   const { values } = parseArgs({ args: argv, options: { format: { type: "string" } }, strict: true });
   const format = values.format as ToolFormat | undefined;
   if (format === undefined || !FORMATS.includes(format)) throw new GatewayUsageError(`--format must be one of ${FORMATS.join(", ")}`);
-  process.stdout.write(`${JSON.stringify(toolsInFormat(buildToolCatalog().tools, format), null, 2)}\n`);
+  return `${JSON.stringify(toolsInFormat(buildToolCatalog().tools, format), null, 2)}\n`;
 }
 
 /** `calq mcp ARGS`: serves MCP over stdio or Streamable HTTP until stopped. */

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -6,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { anthropicTool, mcpTool, openAiTool, strictModeSchema, toolsInFormat } from "../../src/gateway/formats.js";
 import { compileValidator, createAjv } from "../../src/gateway/schema-validator.js";
 import { buildToolCatalog, type JsonSchema } from "../../src/gateway/tool-schemas.js";
+import { runInProcess } from "../support/in-process.js";
 
 const { tools } = buildToolCatalog();
 
@@ -131,21 +131,17 @@ describe("MCP 2025-06-18 tools", () => {
   });
 });
 
+// The command in this process (test/cli/smoke.e2e.spec.ts runs `calq tools` as a process of its own).
 describe("calq tools --format", () => {
   for (const format of ["openai", "anthropic", "mcp"] as const) {
-    it(`prints the ${format} tools`, () => {
-      const printed = execFileSync(process.execPath, ["bin/calq.mjs", "tools", "--format", format], { encoding: "utf8" });
-      expect(JSON.parse(printed)).toEqual(JSON.parse(JSON.stringify(toolsInFormat(tools, format))));
+    it(`prints the ${format} tools`, async () => {
+      const run = await runInProcess(["tools", "--format", format], {});
+      expect(run.status).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual(JSON.parse(JSON.stringify(toolsInFormat(tools, format))));
     });
   }
 
-  it("refuses an unknown format with status 2", () => {
-    let status = 0;
-    try {
-      execFileSync(process.execPath, ["bin/calq.mjs", "tools", "--format", "yaml"], { stdio: "pipe" });
-    } catch (error) {
-      status = (error as { status: number }).status;
-    }
-    expect(status).toBe(2);
+  it("refuses an unknown format with status 2", async () => {
+    expect((await runInProcess(["tools", "--format", "yaml"], {})).status).toBe(2);
   });
 });
