@@ -250,8 +250,9 @@ function* readBlockingSteps(
         return { blocking, completeUntil: Math.max(window.start, occurrence.start), cut: "size", work: deps.workBudget - work };
       }
       read++;
-      const kind = busyKindOf(blockingFacts(occurrence));
-      if (kind !== undefined) blocking[order[page.sources[k]]].push({ start: occurrence.start, end: occurrence.end, kind });
+      const { start, end, details } = occurrence;
+      const kind = busyKindOf(start, end, details.status, details.transparent);
+      if (kind !== undefined) blocking[order[page.sources[k]]].push({ start, end, kind });
     }
     if (page.partial !== undefined) {
       // Every occurrence starting before the last one read was read; ties at its start may not have been.
@@ -303,6 +304,3 @@ function invalidSlots(message: string, field: string): CalqError {
 }
 
 /** What decides whether an occurrence blocks time (cancelled occurrences are never served). */
-function blockingFacts(occurrence: Occurrence) {
-  return { start: occurrence.start, end: occurrence.end, status: occurrence.details.status, transparent: occurrence.details.transparent };
-}

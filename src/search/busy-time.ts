@@ -24,18 +24,13 @@ export interface BusyInterval {
   readonly kind: BusyKind;
 }
 
-/** What decides whether an occurrence blocks time. */
-export interface Blocking {
-  readonly start: number;
-  readonly end: number;
-  readonly status: "CONFIRMED" | "TENTATIVE" | "CANCELLED" | "";
-  readonly transparent: boolean;
-}
+/** An occurrence's STATUS ("" when it has none). */
+type Status = "CONFIRMED" | "TENTATIVE" | "CANCELLED" | "";
 
-/** How an occurrence blocks time, or undefined when it does not. */
-export function busyKindOf(occurrence: Blocking): BusyKind | undefined {
-  if (occurrence.status === "CANCELLED" || occurrence.transparent || occurrence.end <= occurrence.start) return undefined;
-  return occurrence.status === "TENTATIVE" ? "tentative" : "busy";
+/** How an occurrence of [start, end) with this STATUS and TRANSP blocks time, or undefined when it does not. */
+export function busyKindOf(start: number, end: number, status: Status, transparent: boolean): BusyKind | undefined {
+  if (status === "CANCELLED" || transparent || end <= start) return undefined;
+  return status === "TENTATIVE" ? "tentative" : "busy";
 }
 
 /** A half-open interval [start, end) of instants. */

@@ -70,13 +70,12 @@ describe("merged busy time", () => {
   });
 
   it("lets neither cancelled, transparent nor zero-duration occurrences block; tentative is its own kind", () => {
-    const base = { start: 0, end: MINUTE, transparent: false };
-    expect(busyKindOf({ ...base, status: "" })).toBe("busy");
-    expect(busyKindOf({ ...base, status: "CONFIRMED" })).toBe("busy");
-    expect(busyKindOf({ ...base, status: "TENTATIVE" })).toBe("tentative");
-    expect(busyKindOf({ ...base, status: "CANCELLED" })).toBeUndefined();
-    expect(busyKindOf({ ...base, status: "", transparent: true })).toBeUndefined();
-    expect(busyKindOf({ ...base, end: 0, status: "" })).toBeUndefined();
+    expect(busyKindOf(0, MINUTE, "", false)).toBe("busy");
+    expect(busyKindOf(0, MINUTE, "CONFIRMED", false)).toBe("busy");
+    expect(busyKindOf(0, MINUTE, "TENTATIVE", false)).toBe("tentative");
+    expect(busyKindOf(0, MINUTE, "CANCELLED", false)).toBeUndefined();
+    expect(busyKindOf(0, MINUTE, "", true)).toBeUndefined();
+    expect(busyKindOf(0, 0, "", false)).toBeUndefined();
   });
 });
 
