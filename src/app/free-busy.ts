@@ -12,7 +12,6 @@
  * looked for before it.
  */
 import { CalqError } from "../calq-error.js";
-import type { Occurrence } from "../expand/occurrence.js";
 import type { Snapshot } from "../ingest/snapshot.js";
 import { type BusyInterval, blockedTime, busyKindOf, mergeBusy } from "../search/busy-time.js";
 import { type FreeSlot, findFreeSlotsSteps, type WorkingHours } from "../search/free-slots.js";
