@@ -272,7 +272,8 @@ describe("replicas following a PostgreSQL registry", () => {
     const dir = dataFolder({ feeds: { "a.ics": dayFeed("A"), "b.ics": dayFeed("B") } });
     const [first, second] = await Promise.all([replica(dir, settings(url, "g1")), replica(dir, settings(url, "g1"))]);
     await first.admin.createCalendar({ calendar: fileCalendar(dir, "steady", "a.ics", ["an"]) });
-    await vi.waitFor(async () => expect(await summaries(second.an, "steady")).toEqual(["A"]), WAIT);
+    // Each replica loads the calendar's feed on its own after it follows the create: wait for both.
+    for (const each of [first, second]) await vi.waitFor(async () => expect(await summaries(each.an, "steady")).toEqual(["A"]), WAIT);
 
     await server.stop();
     try {
