@@ -2,19 +2,19 @@
  * Two replicas on one shared folder (a volume both mount): an import through
  * one replica is served by the other once its folder watch sees the rename,
  * and a reader never sees a torn file, only one whole version or the next.
- * Real processes on real ports, as an operator would run two replicas.
+ * Each replica is `calq serve` on real ports, run in this process: they
+ * share nothing but the folder, as two processes would.
  */
-import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
-import { startCalqServe } from "../support/calq-process.js";
 import { adminDataFolder, feed } from "../support/feeds.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
+import { type ServedInProcess, serveInProcess } from "../support/in-process.js";
 import { waitFor } from "../support/wait-for.js";
 
 const EVENTS_PER_VERSION = 40;
-const children: ChildProcess[] = [];
+const replicas: ServedInProcess[] = [];
 const clients: CalqGrpcClient[] = [];
 let dir: string;
 
@@ -34,16 +34,16 @@ beforeEach(() => {
   dir = adminDataFolder("calq-shared-", version("v0"));
 });
 
-afterEach(() => {
+afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
-  for (const child of children.splice(0)) child.kill("SIGKILL");
+  await Promise.all(replicas.splice(0).map((served) => served.stop()));
   rmSync(dir, { recursive: true, force: true });
 });
 
 async function replica(): Promise<CalqGrpcClient> {
-  const { child, address } = await startCalqServe(["--data", dir, "--port", "0"]);
-  children.push(child);
-  const client = new CalqGrpcClient(address, "token-an");
+  const served = await serveInProcess(["--data", dir, "--port", "0"], {});
+  replicas.push(served);
+  const client = new CalqGrpcClient(served.address, "token-an");
   clients.push(client);
   return client;
 }

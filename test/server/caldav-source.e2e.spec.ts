@@ -1,5 +1,6 @@
 /**
- * A CalDAV calendar served by `calq serve`, against a real Radicale: the
+ * A CalDAV calendar served by `calq serve` (in this process, stopped and
+ * started again as a replica is), against a real Radicale: the
  * collection and the variable holding its credentials in calq.yaml (never
  * the secret itself), the first read fetching every event, a change made on
  * the server found by the next reload and reported by ListChanges, the sync
@@ -12,8 +13,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChangeKind, MatchMode } from "../../gen/calq/v1/calendar_service_pb.js";
 import { sha256Hex } from "../../src/config/secret.js";
-import { killed, startCalqServe } from "../support/calq-process.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
+import { serveInProcess } from "../support/in-process.js";
 import { eventResource, type RunningRadicale, skipWithoutRadicale, startRadicale } from "../support/radicale.js";
 
 const skip = skipWithoutRadicale();
@@ -50,7 +51,7 @@ const week = { start: "2026-11-30", endExclusive: "2026-12-07", timezone: "UTC",
 describe.skipIf(skip)("a CalDAV calendar", () => {
   it("is served from Radicale, follows its changes, and reads on from its saved state after a restart", async () => {
     const env = { WORK_CALDAV: `${radicale.user}:${radicale.password}` };
-    const first = await startCalqServe(["--data", dir, "--port", "0"], env);
+    const first = await serveInProcess(["--data", dir, "--port", "0"], env);
     const an = new CalqGrpcClient(first.address, "token-an");
     try {
       const page = await an.searchEvents({ calendarId: "work", ...week });
@@ -70,14 +71,13 @@ describe.skipIf(skip)("a CalDAV calendar", () => {
       expect(saved).toEqual(["work.caldav.json"]);
     } finally {
       an.close();
-      first.child.kill("SIGTERM");
-      await killed(first.child);
+      await first.stop();
     }
 
     // A restarted calq starts from the saved state: its first read asks only what changed since, without listing the collection.
     await radicale.put("work", "retro.ics", eventResource("retro", "Retro", "20261203T020000Z"));
     const logged = radicale.log().length;
-    const second = await startCalqServe(["--data", dir, "--port", "0"], env);
+    const second = await serveInProcess(["--data", dir, "--port", "0"], env);
     const again = new CalqGrpcClient(second.address, "token-an");
     try {
       const page = await again.searchEvents({ calendarId: "work", ...week });
@@ -93,15 +93,14 @@ describe.skipIf(skip)("a CalDAV calendar", () => {
       expect(status.calendars[0]).toMatchObject({ calendarId: "work", consecutiveFailures: 0 });
     } finally {
       again.close();
-      second.child.kill("SIGTERM");
-      await killed(second.child);
+      await second.stop();
     }
   });
 
   it("fails its load on a wrong password, naming neither the password nor the path in any answer", async () => {
     const env = { WORK_CALDAV: `${radicale.user}:wrong-${radicale.password}` };
     rmSync(join(dir, ".calq-state"), { recursive: true, force: true });
-    const served = await startCalqServe(["--data", dir, "--port", "0"], env);
+    const served = await serveInProcess(["--data", dir, "--port", "0"], env);
     const ops = new CalqGrpcClient(served.address, "token-ops");
     try {
       const status = await ops.getCalendarStatus("work");
@@ -111,8 +110,7 @@ describe.skipIf(skip)("a CalDAV calendar", () => {
       expect(text).not.toContain("/alice/work");
     } finally {
       ops.close();
-      served.child.kill("SIGTERM");
-      await killed(served.child);
+      await served.stop();
     }
   });
 });
