@@ -15,12 +15,14 @@
  * Usage errors exit 2 with a one-line message, like the rest of the command.
  */
 import { readFileSync } from "node:fs";
+import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
+import type { Logger } from "../log.js";
 import { pinoLogger } from "../logging/logger.js";
 import { createCalqClient } from "./calq-client.js";
 import { ToolExecutor } from "./execute.js";
 import { FORMATS, MCP_PROTOCOL_VERSION, type ToolFormat, toolsInFormat } from "./formats.js";
-import { InvalidOriginError, PlaintextRefusedError, serveMcpHttp } from "./mcp-http.js";
+import { InvalidOriginError, type McpHttpServer, PlaintextRefusedError, serveMcpHttp } from "./mcp-http.js";
 import { serveStdio } from "./mcp-server.js";
 import { buildToolCatalog } from "./tool-schemas.js";
 
@@ -52,6 +54,25 @@ export function toolsText(argv: string[]): string {
 
 /** `calq mcp ARGS`: serves MCP over stdio or Streamable HTTP until stopped. */
 export async function serveMcp(argv: string[], env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  const server = await openMcp(argv, env, process.stdout);
+  if (server === undefined) return;
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+/**
+ * `calq mcp ARGS` up to serving, without the process's signals: over
+ * stdio it serves until its input ends (and gives undefined); over HTTP it
+ * gives the listening server, its address written to `out`. Logs go to
+ * `log` (JSON lines on stdout by default).
+ */
+export async function openMcp(
+  argv: string[],
+  env: Readonly<Record<string, string | undefined>>,
+  out: Writable,
+  log: Logger = pinoLogger(),
+): Promise<McpHttpServer | undefined> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -66,7 +87,6 @@ export async function serveMcp(argv: string[], env: Readonly<Record<string, stri
   });
   const serviceUrl = values.service ?? env.CALQ_SERVICE_URL ?? DEFAULT_SERVICE_URL;
   if (!/^https?:\/\/[^/]+/.test(serviceUrl)) throw new GatewayUsageError(`--service ${serviceUrl} is not an http(s) URL`);
-  const log = pinoLogger();
   const ca = values["tls-ca"];
   if (ca !== undefined && !serviceUrl.startsWith("https://")) throw new GatewayUsageError("--tls-ca needs an https:// --service");
   const executor = new ToolExecutor(
@@ -80,7 +100,7 @@ export async function serveMcp(argv: string[], env: Readonly<Record<string, stri
     const token = env.CALQ_TOKEN;
     if (token === undefined || token === "") throw new GatewayUsageError("calq mcp over stdio needs the caller's token in CALQ_TOKEN");
     await serveStdio(executor, token);
-    return;
+    return undefined;
   }
   const port = Number(values.http);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new GatewayUsageError(`--http ${values.http} is not a port number`);
@@ -90,12 +110,8 @@ export async function serveMcp(argv: string[], env: Readonly<Record<string, stri
     allowPlaintextNonLoopback: values["allow-plaintext-non-loopback"],
     allowedOrigins,
   });
-  process.stdout.write(
-    `calq MCP gateway (MCP ${MCP_PROTOCOL_VERSION}, Streamable HTTP) listening on ${server.url}, calling ${serviceUrl}\n`,
-  );
-  const stop = () => void server.close().then(() => process.exit(0));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  out.write(`calq MCP gateway (MCP ${MCP_PROTOCOL_VERSION}, Streamable HTTP) listening on ${server.url}, calling ${serviceUrl}\n`);
+  return server;
 }
 
 /** A comma-separated list, blanks dropped; empty when unset. */

@@ -4,7 +4,8 @@ import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { CALQ, killed, spawnNode, waitForOutput } from "../support/calq-process.js";
+import { CALQ, killed, spawnNode } from "../support/calq-process.js";
+import { mcpInProcess, runInProcess } from "../support/in-process.js";
 import { AN_TOKEN, BINH_TOKEN, FRIDAY_MORNING, type SeedService, startSeedService } from "./support/seed-service.js";
 import { callTool, errorCode, eventsOf } from "./support/tool-results.js";
 import { toolScenarios } from "./support/tool-scenarios.js";
@@ -113,22 +114,14 @@ describe("calq mcp --http: where it may listen", () => {
   });
 
   it("serves a non-loopback --host when --allow-plaintext-non-loopback says TLS is terminated in front", async () => {
-    const child = spawnNode([
-      CALQ,
-      "mcp",
-      "--http",
-      "0",
-      "--host",
-      "0.0.0.0",
-      "--allow-plaintext-non-loopback",
-      "--service",
-      seed.served.baseUrl,
-    ]);
+    const gateway = await mcpInProcess(
+      ["--http", "0", "--host", "0.0.0.0", "--allow-plaintext-non-loopback", "--service", seed.served.baseUrl],
+      {},
+    );
     try {
-      const [, listening] = await waitForOutput(child, /listening on (http:\/\/\S+),/);
-      expect(listening).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
+      expect(gateway.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
     } finally {
-      await killed(child);
+      await gateway.stop();
     }
   });
 
@@ -204,20 +197,21 @@ describe("calq mcp --http: which web pages may call it (the Origin header)", () 
   });
 
   it("serves the origins --allow-origin names, with the CORS answers a page needs, and only those", async () => {
-    const child = spawnNode([
-      CALQ,
-      "mcp",
-      "--http",
-      "0",
-      "--service",
-      seed.served.baseUrl,
-      "--allow-origin",
-      "http://App.Example:3000",
-      "--allow-origin",
-      "https://tools.example:443",
-    ]);
+    const gateway = await mcpInProcess(
+      [
+        "--http",
+        "0",
+        "--service",
+        seed.served.baseUrl,
+        "--allow-origin",
+        "http://App.Example:3000",
+        "--allow-origin",
+        "https://tools.example:443",
+      ],
+      {},
+    );
+    const allowing = gateway.url;
     try {
-      const [, allowing] = await waitForOutput(child, /listening on (http:\/\/\S+),/);
       const served = await exchange(allowing, { headers: { origin: "http://app.example:3000" } });
       expect(served.status).toBe(200);
       expect(served.headers["access-control-allow-origin"]).toBe("http://app.example:3000");
@@ -234,30 +228,29 @@ describe("calq mcp --http: which web pages may call it (the Origin header)", () 
         expect((await exchange(allowing, { method: "OPTIONS", headers: { origin } })).status, origin).toBe(403);
       }
     } finally {
-      await killed(child);
+      await gateway.stop();
     }
   });
 
   it("takes the allowed origins from CALQ_MCP_ALLOWED_ORIGINS, comma separated, when no --allow-origin is given", async () => {
-    const child = spawnNode([CALQ, "mcp", "--http", "0", "--service", seed.served.baseUrl], {
+    const gateway = await mcpInProcess(["--http", "0", "--service", seed.served.baseUrl], {
       CALQ_MCP_ALLOWED_ORIGINS: "https://one.example, https://two.example",
     });
     try {
-      const [, allowing] = await waitForOutput(child, /listening on (http:\/\/\S+),/);
-      expect((await exchange(allowing, { headers: { origin: "https://two.example" } })).status).toBe(200);
-      expect((await exchange(allowing, { headers: { origin: "https://three.example" } })).status).toBe(403);
+      expect((await exchange(gateway.url, { headers: { origin: "https://two.example" } })).status).toBe(200);
+      expect((await exchange(gateway.url, { headers: { origin: "https://three.example" } })).status).toBe(403);
     } finally {
-      await killed(child);
+      await gateway.stop();
     }
   });
 
   it("refuses to start, with status 2, on an --allow-origin that is not an origin", async () => {
-    const child = spawnNode([CALQ, "mcp", "--http", "0", "--service", seed.served.baseUrl, "--allow-origin", "https://app.example/page"]);
-    let stderr = "";
-    child.stderr!.on("data", (chunk) => (stderr += chunk));
-    const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-    expect(status).toBe(2);
-    expect(stderr).toContain("https://app.example/page is not an origin");
+    const run = await runInProcess(
+      ["mcp", "--http", "0", "--service", seed.served.baseUrl, "--allow-origin", "https://app.example/page"],
+      {},
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("https://app.example/page is not an origin");
   });
 });
 

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { runCommand } from "../../src/cli/run-command.js";
 import { openServe } from "../../src/cli/serve-command.js";
+import { openMcp } from "../../src/gateway/cli.js";
 
 /** What a command printed and how it ended. */
 export interface CommandRun {
@@ -71,4 +72,11 @@ export async function serveInProcess(args: readonly string[], env: Record<string
     if (ownRegistry !== undefined) rmSync(ownRegistry, { recursive: true, force: true });
   };
   return { address: `${server.host}:${server.port}`, stop: () => (stopped ??= stop()) };
+}
+
+/** `calq mcp --http ...` in this process (src/gateway/cli.ts openMcp): its URL, and how to stop it. */
+export async function mcpInProcess(args: readonly string[], env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  const server = await openMcp([...args], env, collector().stream, () => {});
+  if (server === undefined) throw new Error("calq mcp served stdio, not HTTP");
+  return { url: server.url, stop: () => server.close() };
 }
