@@ -11,6 +11,7 @@ import { assertNever } from "../../src/exhaustive.js";
 import { killed, spawnNode, startCalqServe, waitForOutput } from "../support/calq-process.js";
 import { adminDataFolder, feed } from "../support/feeds.js";
 import { CalqGrpcClient } from "../support/grpc-client.js";
+import { serveInProcess } from "../support/in-process.js";
 
 const children: ChildProcess[] = [];
 let dir: string;
@@ -44,9 +45,10 @@ async function serve(): Promise<{ server: ChildProcess; client: CalqGrpcClient }
   return { server: child, client: new CalqGrpcClient(address, "token-an") };
 }
 
-/** Starts `calq serve` on the folder and returns the served summary of the work calendar. */
+/** Starts `calq serve` on the folder (in this process: what matters is what it reads from disk) and returns the served summary of the work calendar. */
 async function servedSummary(): Promise<string> {
-  const { server, client } = await serve();
+  const served = await serveInProcess(["--data", dir, "--port", "0"], {});
+  const client = new CalqGrpcClient(served.address, "token-an");
   try {
     const response = await client.searchEvents({
       calendarId: "work",
@@ -58,7 +60,7 @@ async function servedSummary(): Promise<string> {
     return response.events.map((event) => event.summary).join();
   } finally {
     client.close();
-    await killed(server);
+    await served.stop();
   }
 }
 
