@@ -326,5 +326,3 @@ export function requestWorkingHours(
 function invalidSlots(message: string, field: string): CalqError {
   return new CalqError("INVALID_SLOT_QUERY", message, field);
 }
-
-/** What decides whether an occurrence blocks time (cancelled occurrences are never served). */

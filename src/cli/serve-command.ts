@@ -24,18 +24,18 @@ import { UsageError } from "./usage-error.js";
 export async function serve(argv: string[], env: Environment, cwd: string): Promise<void> {
   // Signals are handled from the start: a SIGTERM while the first load is
   // still reading a slow feed drains and exits 0 like any other.
-  let listening: { server: RunningServer; drain: (signal: string) => void } | undefined;
+  let drainListening: ((signal: string) => void) | undefined;
   let signalled: string | undefined;
   const stop = (signal: string) => {
     signalled = signal;
-    listening?.drain(signal);
+    drainListening?.(signal);
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   const served = await openServe(argv, env, cwd, {
     out: process.stdout,
-    onListening: (server, drain) => {
-      listening = { server, drain };
+    onListening: (drain) => {
+      drainListening = drain;
       if (signalled !== undefined) drain(signalled);
     },
   });
@@ -51,8 +51,8 @@ export interface ServeOptions {
   readonly out: Writable;
   /** The log, by default JSON lines at the settings' level. */
   readonly log?: Logger;
-  /** The server, as soon as its port is open, and how to drain it and exit (what a signal does). */
-  readonly onListening?: (server: RunningServer, drain: (signal: string) => void) => void;
+  /** As soon as the port is open: how to drain the server and exit (what a signal does). */
+  readonly onListening?: (drain: (signal: string) => void) => void;
 }
 
 /**
@@ -120,7 +120,7 @@ export async function openServe(argv: string[], env: Environment, cwd: string, o
           (opened.adminPort === undefined ? "" : `metrics on http://${settings.admin!.host}:${opened.adminPort}/metrics\n`) +
           `loading ${opened.store.views().length} calendar(s) from ${values.data}${groupNote}; health says NOT_SERVING until they are ready\n`,
       );
-      options.onListening?.(opened, drainer(opened));
+      options.onListening?.(drainer(opened));
     },
   });
   if (!draining) options.out.write(`serving ${server.store.views().length} calendar(s) from ${values.data}${groupNote}\n`);

@@ -513,10 +513,12 @@ function assembleVersions(
  */
 function freshVersionsByKey(places: Places, expanded: ExpandedCalendar, fresh: readonly FreshGroup[], freshSpans: readonly number[]) {
   const { versionEnds } = expanded.groups;
-  const versionsOf = (span: number) => (span < 0 ? [] : expanded.versions.slice(span === 0 ? 0 : versionEnds[span - 1], versionEnds[span]));
+  const firstOf = (span: number) => (span === 0 ? 0 : versionEnds[span - 1]);
+  const versionsOf = (span: number) => (span < 0 ? [] : expanded.versions.slice(firstOf(span), versionEnds[span]));
   const ownKeys = freshSpans.every((span, f) => {
-    const versions = versionsOf(span);
-    return versions.length === 0 || (versions.length === 1 && versions[0].key === fresh[f].key);
+    if (span < 0) return true;
+    const count = versionEnds[span] - firstOf(span);
+    return count === 0 || (count === 1 && expanded.versions[firstOf(span)].key === fresh[f].key);
   });
   if (ownKeys) {
     return places.freshOrder.flatMap((f) => versionsOf(freshSpans[f]).map((version) => ({ version, group: places.fresh[f] })));

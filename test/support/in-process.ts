@@ -66,12 +66,14 @@ export async function serveInProcess(args: readonly string[], env: Record<string
     },
   );
   if (server === undefined) throw new Error("calq serve ended without serving");
-  let stopped: Promise<void> | undefined;
-  const stop = async () => {
-    await server.close(0);
-    if (ownRegistry !== undefined) rmSync(ownRegistry, { recursive: true, force: true });
+  return {
+    address: `${server.host}:${server.port}`,
+    // A server closes once however often asked (RunningServer.close), and removing a removed folder is nothing.
+    stop: async () => {
+      await server.close(0);
+      if (ownRegistry !== undefined) rmSync(ownRegistry, { recursive: true, force: true });
+    },
   };
-  return { address: `${server.host}:${server.port}`, stop: () => (stopped ??= stop()) };
 }
 
 /** `calq mcp --http ...` in this process (src/gateway/cli.ts openMcp): its URL, and how to stop it. */
