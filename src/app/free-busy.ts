@@ -185,16 +185,13 @@ function* busySteps(
   window: RequestWindow,
 ): Steps<BusyRead> {
   const read = yield* readBlockingSteps(deps, call, views, snapshots, order, window);
-  let until = read.completeUntil ?? window.endExclusive;
-  let cut = read.cut;
-  const merged = yield* mergeEach(read.blocking, window.start, until);
+  const merged = yield* mergeEach(read.blocking, window.start, read.completeUntil ?? window.endExclusive);
   const sizeCut = sizeCutOf(merged);
   yield;
-  if (sizeCut < until) {
-    until = sizeCut;
-    cut = "size";
-  }
-  const clipped = cut === "size" ? yield* mergeEach(read.blocking, window.start, until) : merged;
+  // Merging commutes with cutting at an instant: the merged lists, cut, are the busy time before it.
+  const clipped = sizeCut === undefined ? merged : cutEach(merged, sizeCut);
+  const until = sizeCut ?? read.completeUntil ?? window.endExclusive;
+  const cut = sizeCut === undefined ? read.cut : "size";
   const combined = mergeBusy(clipped.flat(), window.start, until);
   return {
     window,
@@ -218,16 +215,40 @@ function* mergeEach(blocking: readonly BusyInterval[][], start: number, end: num
 /**
  * The caps on what one answer holds: the earliest interval past a cap ends
  * the exact part for all. Half the answer goes to the calendars' own lists,
- * half to the combined one, which is never longer than all of them.
+ * half to the combined one, which is never longer than all of them. Each
+ * list is in start order, so the answer's cap is found by walking the lists
+ * together up to it, not by sorting every start.
  */
-function sizeCutOf(merged: readonly (readonly BusyInterval[])[]): number {
-  const overCap = (intervals: readonly BusyInterval[], cap: number) => (intervals.length > cap ? intervals[cap].start : Infinity);
-  let sizeCut = Math.min(...merged.map((intervals) => overCap(intervals, MAX_BUSY_INTERVALS_PER_CALENDAR)));
-  if (merged.reduce((count, intervals) => count + intervals.length, 0) > MAX_BUSY_INTERVALS_PER_ANSWER / 2) {
-    const starts = merged.flatMap((intervals) => intervals.map((interval) => interval.start)).sort((a, b) => a - b);
-    sizeCut = Math.min(sizeCut, starts[MAX_BUSY_INTERVALS_PER_ANSWER / 2]);
+function sizeCutOf(merged: readonly (readonly BusyInterval[])[]): number | undefined {
+  let sizeCut = Infinity;
+  let count = 0;
+  for (const intervals of merged) {
+    if (intervals.length > MAX_BUSY_INTERVALS_PER_CALENDAR) sizeCut = Math.min(sizeCut, intervals[MAX_BUSY_INTERVALS_PER_CALENDAR].start);
+    count += intervals.length;
   }
-  return sizeCut;
+  if (count <= MAX_BUSY_INTERVALS_PER_ANSWER / 2) return sizeCut === Infinity ? undefined : sizeCut;
+  // The start of the interval that would be the cap's first past it, over every list.
+  const next = merged.map(() => 0);
+  for (let taken = 0; ; taken++) {
+    let first = -1;
+    for (let i = 0; i < merged.length; i++) {
+      if (next[i] < merged[i].length && (first < 0 || merged[i][next[i]].start < merged[first][next[first]].start)) first = i;
+    }
+    if (taken === MAX_BUSY_INTERVALS_PER_ANSWER / 2) return Math.min(sizeCut, merged[first][next[first]].start);
+    next[first]++;
+  }
+}
+
+/** Each calendar's merged intervals (in start order) before `until`, the last cut there if it runs past it. */
+function cutEach(merged: readonly (readonly BusyInterval[])[], until: number): BusyInterval[][] {
+  return merged.map((intervals) => {
+    let end = 0;
+    while (end < intervals.length && intervals[end].start < until) end++;
+    const kept = intervals.slice(0, end);
+    const last = kept.at(-1);
+    if (last !== undefined && last.end > until) kept[end - 1] = { ...last, end: until };
+    return kept;
+  });
 }
 
 function calendarsRead(
