@@ -44,12 +44,25 @@ export class Pacer {
   }
 }
 
-/** Maps `items` with `map`, pausing every `perStep` items: for answers of thousands of entries built in turns. */
-export function* mapSteps<T, R>(items: readonly T[], map: (item: T) => R, perStep = 128): Steps<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < items.length; i++) {
-    out.push(map(items[i]));
-    if (i % perStep === perStep - 1) yield;
+/**
+ * Maps every item of `lists` with `map`, list by list, pausing every
+ * `perStep` items counted over all of them: for answers of thousands of
+ * entries built in turns. The count runs across lists, so many short lists
+ * (fifty calendars' busy time) pause as often as one long one.
+ */
+export function* mapEachSteps<T, R>(lists: readonly (readonly T[])[], map: (item: T) => R, perStep = 128): Steps<R[][]> {
+  const out: R[][] = [];
+  let sincePause = 0;
+  for (const items of lists) {
+    const mapped: R[] = [];
+    for (const item of items) {
+      mapped.push(map(item));
+      if (++sincePause === perStep) {
+        sincePause = 0;
+        yield;
+      }
+    }
+    out.push(mapped);
   }
   return out;
 }

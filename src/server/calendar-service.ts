@@ -89,7 +89,7 @@ import type { CursorCodec } from "../search/cursor.js";
 import type { MatchMode as EngineMatchMode } from "../search/match.js";
 import type { Availability as EngineAvailability, MeetingCandidate, NoFit } from "../search/meeting-times.js";
 import type { OccurrenceFilter, ParticipationWanted } from "../search/occurrence-filter.js";
-import { mapSteps } from "../stepwise.js";
+import { mapEachSteps } from "../stepwise.js";
 import { type CalendarStore, type CalendarView, dataAsOf, servedStale } from "../store/calendar-store.js";
 import { formatDate, formatInZone, formatLocalDateTime, formatOffset } from "../time/civil.js";
 import { localDayOf, WEEKDAY_NAMES, weekdayName, weeksAround } from "../time/local-day.js";
@@ -211,14 +211,9 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
       const read = await queryFreeBusy(freeBusyDeps, call, request.calendarIds, request);
       const zone = read.window.zone;
       // An answer holds up to 10,000 intervals: its messages are built in turns too, as the read was, in one call's work.
-      const toMessages = (intervals: readonly BusyInterval[]) => mapSteps(intervals, (interval) => intervalMessage(interval, zone));
-      const { busyMessages, combined } = await call.run(
-        (function* () {
-          const busyMessages: BusyIntervalMessage[][] = [];
-          for (const { busy } of read.calendars) busyMessages.push(yield* toMessages(busy));
-          return { busyMessages, combined: yield* toMessages(read.combined) };
-        })(),
-      );
+      const lists = [...read.calendars.map(({ busy }) => busy), read.combined];
+      const messages = await call.run(mapEachSteps(lists, (interval) => intervalMessage(interval, zone)));
+      const combined = messages.pop();
       return create(QueryFreeBusyResponseSchema, {
         startTime: timestampFromMs(read.window.start),
         endExclusiveTime: timestampFromMs(read.window.endExclusive),
@@ -226,7 +221,7 @@ export function calendarService(deps: CalendarServiceDeps): ServiceImpl<typeof C
         calendars: read.calendars.map(({ view, snapshot }, i) =>
           create(CalendarBusySchema, {
             calendarId: view.config.id,
-            busy: busyMessages[i],
+            busy: messages[i],
             snapshotId: snapshot.id,
             dataAsOf: timestampFromMs(dataAsOf(view, snapshot)),
             stale: view.stale,
