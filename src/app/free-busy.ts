@@ -118,12 +118,8 @@ export async function findFreeSlots(
   const window = windowOf(args, deps.maxWindowMs);
   const read = await readBusy(deps, call, calendarIds, window, "FindFreeSlots");
   const searchedUntil = read.completeUntil ?? window.endExclusive;
-  const blocked = blockedTime(
-    read.calendars.flatMap((calendar) => calendar.busy),
-    args.tentativeBlocks,
-    window.start,
-    searchedUntil,
-  );
+  // The combined time is every calendar's merged (busy wherever any is busy): its blocking parts are everyone's.
+  const blocked = blockedTime(read.combined, args.tentativeBlocks, window.start, searchedUntil);
   const found = await call.run(
     findFreeSlotsSteps(
       blocked,

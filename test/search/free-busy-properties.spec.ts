@@ -54,6 +54,20 @@ describe("merged busy time", () => {
     );
   });
 
+  it("blocks the same time whether read from every calendar's intervals or from their combined merge, tentative counted or not", () => {
+    // FindFreeSlots reads the blocked time from the combined merge: busy wherever any calendar is busy.
+    const end = windowStart + minutes * MINUTE;
+    fc.assert(
+      fc.property(fc.array(busyIntervals(windowStart, minutes), { maxLength: 4 }), fc.boolean(), (calendars, tentativeBlocks) => {
+        const each = calendars.flatMap((intervals) => mergeBusy(intervals, windowStart, end));
+        expect(blockedTime(mergeBusy(each, windowStart, end), tentativeBlocks, windowStart, end)).toEqual(
+          blockedTime(each, tentativeBlocks, windowStart, end),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("merges touching half-open intervals: [9:00, 10:00) and [10:00, 11:00) give [9:00, 11:00)", () => {
     const nine = Date.UTC(2026, 9, 2, 9);
     const hour = 60 * MINUTE;
