@@ -85,10 +85,12 @@ export function unpackVersions(packed: PackedVersions): VersionTable {
   const key = stringReader(packed.keys);
   const digest = stringReader(packed.digests);
   const summary = stringReader(packed.summaries);
+  const { keys, digests } = packed;
   return {
     size: packed.starts.length,
     key,
     digest,
+    ...(keys.encoding === "latin1" && digests.encoding === "latin1" ? { latin1: { keys, digests } } : {}),
     at: (position): EventVersion => ({
       key: key(position),
       digest: digest(position),
