@@ -9,6 +9,7 @@
  */
 import { hash } from "node:crypto";
 import type { EventComponent, IcsTime } from "../ics/parse-calendar.js";
+import { runAtOnce, type Steps } from "../stepwise.js";
 
 /** One event (a single event, or a series and its overrides) as a snapshot holds it. */
 export interface EventVersion {
@@ -112,14 +113,27 @@ export interface VersionChange {
   readonly after?: EventVersion;
 }
 
+/** Events compared between two pauses of versionChangesSteps: about a millisecond's work. */
+const EVENTS_PER_STEP = 4_096;
+
 /** The events that differ between `before` and `after`, in key order (one walk over both). */
 export function versionChanges(before: VersionTable, after: VersionTable): VersionChange[] {
+  return runAtOnce(versionChangesSteps(before, after));
+}
+
+/**
+ * versionChanges in steps of a few thousand events: a reload of 100,000
+ * events compares them all, and the thread that serves calls should not wait
+ * for the whole walk.
+ */
+export function* versionChangesSteps(before: VersionTable, after: VersionTable): Steps<VersionChange[]> {
   const compareKeys = keyOrder(before, after);
   const sameDigests = digestsEqual(before, after);
   const changes: VersionChange[] = [];
   let i = 0;
   let j = 0;
-  while (i < before.size || j < after.size) {
+  for (let walked = 1; i < before.size || j < after.size; walked++) {
+    if (walked % EVENTS_PER_STEP === 0) yield;
     const order = i === before.size ? 1 : j === after.size ? -1 : compareKeys(i, j);
     if (order < 0) {
       changes.push({ key: before.key(i), before: before.at(i++) });

@@ -8,7 +8,8 @@
  * snapshot can answer from it; one it never saw, or saw too long ago, is not
  * in its history (docs/decisions.md, "Changes since a token").
  */
-import { type EventVersion, type VersionChange, type VersionTable, versionChanges } from "../expand/event-versions.js";
+import { type EventVersion, type VersionChange, type VersionTable, versionChanges, versionChangesSteps } from "../expand/event-versions.js";
+import type { Steps } from "../stepwise.js";
 
 /** Snapshots remembered per calendar. */
 export const MAX_HISTORY_SNAPSHOTS = 1_000;
@@ -26,6 +27,13 @@ export interface EventChange {
   readonly after?: EventVersion;
 }
 
+/** What `compare` found: the changes from `against` (the current versions then) to `versions`. */
+export interface ComparedVersions {
+  readonly against?: VersionTable;
+  readonly versions: VersionTable;
+  readonly changes: readonly VersionChange[];
+}
+
 interface Entry {
   readonly snapshotId: string;
   /** When it was replaced by the next snapshot; undefined for the current one. */
@@ -41,11 +49,29 @@ export class ChangeHistory {
 
   constructor(private readonly now: () => number) {}
 
-  /** Records a snapshot that replaces the current one (the same id again is no change). */
-  record(snapshotId: string, versions: VersionTable): void {
+  /**
+   * Compares `versions` with the current snapshot's, in steps (a caller can
+   * let other work run between them), for `record` to keep.
+   */
+  *compare(versions: VersionTable): Steps<ComparedVersions> {
+    const against = this.current;
+    return { against, versions, changes: against === undefined ? [] : yield* versionChangesSteps(against, versions) };
+  }
+
+  /**
+   * Records a snapshot that replaces the current one (the same id again is
+   * no change), with its changes as `compare` found them when it compared
+   * these versions with the current ones; otherwise it compares them now.
+   */
+  record(snapshotId: string, versions: VersionTable, compared?: ComparedVersions): void {
     const last = this.entries.at(-1);
     if (last?.snapshotId === snapshotId) return;
-    const changes = this.current === undefined ? [] : versionChanges(this.current, versions);
+    const changes =
+      compared !== undefined && compared.against === this.current && compared.versions === versions
+        ? compared.changes
+        : this.current === undefined
+          ? []
+          : versionChanges(this.current, versions);
     if (last !== undefined) last.replacedAt = this.now();
     this.entries.push({ snapshotId, changes });
     this.changeCount += changes.length;

@@ -20,6 +20,46 @@ const version = (key: string, digest: string, start = 0): EventVersion => ({
 const table = (...versions: EventVersion[]) => versionTable(versions);
 
 describe("ChangeHistory", () => {
+  it("compares a large snapshot in steps, and records what the comparison found, or compares again if the current one changed since", () => {
+    const many = (digestOf: (i: number) => string) =>
+      table(...Array.from({ length: 10_000 }, (_, i) => version(`k${String(i).padStart(5, "0")}`, digestOf(i))));
+    const history = new ChangeHistory(() => 0);
+    history.record(
+      "s0",
+      many(() => "1"),
+    );
+    const next = many((i) => (i % 1_000 === 0 ? "2" : "1"));
+    const steps = history.compare(next);
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    expect(pauses).toBeGreaterThanOrEqual(2);
+    const compared = step.value;
+    expect(compared.changes.map((change) => change.key)).toEqual([
+      "k00000",
+      "k01000",
+      "k02000",
+      "k03000",
+      "k04000",
+      "k05000",
+      "k06000",
+      "k07000",
+      "k08000",
+      "k09000",
+    ]);
+    // A comparison with versions other than the current ones is not taken: the history compares again.
+    const stale = { ...compared, changes: [] };
+    const other = new ChangeHistory(() => 0);
+    other.record(
+      "s0",
+      many(() => "1"),
+    );
+    other.record("s1", next, stale);
+    expect(other.between("s0")).toHaveLength(10);
+    history.record("s1", next, compared);
+    expect(history.between("s0")).toEqual(other.between("s0"));
+  });
+
   it("composes the changes between two snapshots, one per event, with its first before and last after", () => {
     const history = new ChangeHistory(() => 0);
     history.record("s0", table(version("a", "1"), version("b", "1")));
