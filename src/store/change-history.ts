@@ -8,8 +8,8 @@
  * snapshot can answer from it; one it never saw, or saw too long ago, is not
  * in its history (docs/decisions.md, "Changes since a token").
  */
-import { type EventVersion, type VersionChange, type VersionTable, versionChanges, versionChangesSteps } from "../expand/event-versions.js";
-import type { Steps } from "../stepwise.js";
+import { type EventVersion, type VersionChange, type VersionTable, versionChangesSteps } from "../expand/event-versions.js";
+import { runAtOnce, type Steps } from "../stepwise.js";
 
 /** Snapshots remembered per calendar. */
 export const MAX_HISTORY_SNAPSHOTS = 1_000;
@@ -66,12 +66,8 @@ export class ChangeHistory {
   record(snapshotId: string, versions: VersionTable, compared?: ComparedVersions): void {
     const last = this.entries.at(-1);
     if (last?.snapshotId === snapshotId) return;
-    const changes =
-      compared !== undefined && compared.against === this.current && compared.versions === versions
-        ? compared.changes
-        : this.current === undefined
-          ? []
-          : versionChanges(this.current, versions);
+    const stillCurrent = compared !== undefined && compared.against === this.current && compared.versions === versions;
+    const { changes } = stillCurrent ? compared : runAtOnce(this.compare(versions));
     if (last !== undefined) last.replacedAt = this.now();
     this.entries.push({ snapshotId, changes });
     this.changeCount += changes.length;
